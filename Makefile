@@ -1,0 +1,33 @@
+# The two user-facing commands. Each does its own set-up on a fresh clone:
+#   make run   install and start the app (the bundled sample crash when no DUMP= is given)
+#   make test  install with the test extra; ruff, mypy, and the whole pytest suite offscreen
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+DUMP   ?=
+
+.PHONY: run test
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Stamps live inside the venv, so deleting .venv re-runs the install.
+$(VENV)/.stamp-run: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.stamp-test: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.stamp-run
+
+run: $(VENV)/.stamp-run
+	$(PY) -m inspector $(DUMP)
+
+test: $(VENV)/.stamp-test
+	$(PY) -m ruff check inspector tests
+	$(PY) -m ruff format --check inspector tests
+	$(PY) -m mypy --strict inspector/core
+	$(PY) -m mypy inspector
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest

@@ -1,0 +1,62 @@
+"""Command line: the GUI by default, headless engine commands as sub-commands.
+
+`python -m inspector [FILE]` starts the GUI; `python -m inspector stackwalk …`
+and `python -m inspector dump …` run the engine without importing Qt, so
+scripts and CI never pay for (or need) a display stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable, Sequence
+
+from inspector import __version__
+
+#: Sub-command name -> (module, function taking the remaining argv and returning an exit code).
+#: Imported lazily so each command only loads what it uses.
+_SUBCOMMANDS: dict[str, tuple[str, str]] = {}
+
+EXIT_OK = 0
+EXIT_UNUSABLE = 1
+EXIT_USAGE = 2
+
+
+def _load(name: str) -> Callable[[list[str]], int]:
+    import importlib
+
+    module, function = _SUBCOMMANDS[name]
+    runner: Callable[[list[str]], int] = getattr(importlib.import_module(module), function)
+    return runner
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args and args[0] in _SUBCOMMANDS:
+        try:
+            return _load(args[0])(args[1:])
+        except KeyboardInterrupt:
+            return 130
+    if args[:1] in (["--version"], ["-V"]):
+        print(f"crash-inspector {__version__}")
+        return EXIT_OK
+    if args[:1] in (["-h"], ["--help"]):
+        _print_help()
+        return EXIT_OK
+    from inspector import app  # Qt is imported only on this path
+
+    return app.main(args)
+
+
+def _print_help() -> None:
+    parser = argparse.ArgumentParser(
+        prog="crash-inspector",
+        description="Inspect native crash dumps (.dmp) with Breakpad symbols (.sym).",
+        epilog="Without a sub-command the GUI starts; see `crash-inspector gui --help`-style "
+        "options in the README. Sub-commands run headless: "
+        + (", ".join(sorted(_SUBCOMMANDS)) or "(none yet)"),
+    )
+    parser.add_argument("--version", action="version", version=f"crash-inspector {__version__}")
+    parser.print_help()

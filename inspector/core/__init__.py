@@ -1,0 +1,1 @@
+"""The engine: pure Python, never imports Qt, pyqtgraph or inspector.gui."""

@@ -1,0 +1,111 @@
+"""The core never depends on Qt, pyqtgraph or the GUI: checked on the import graph."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+FORBIDDEN = ("PySide6", "shiboken6", "pyqtgraph", "inspector.gui", "inspector.app")
+
+
+def _module_name(path: Path, root: Path = REPO) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, root: Path = REPO) -> set[str]:
+    """Every module a file imports, anywhere in it (also inside functions), made absolute."""
+    name = _module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _graph(root: Path = REPO) -> dict[str, set[str]]:
+    return {_module_name(p, root): _imports(p, root) for p in (root / "inspector").rglob("*.py")}
+
+
+def _forbidden(module: str) -> bool:
+    return any(module == f or module.startswith(f + ".") for f in FORBIDDEN)
+
+
+def _core_offenders(root: Path = REPO) -> list[str]:
+    """Import chains from a core module to a forbidden one, followed through our own package."""
+    graph = _graph(root)
+    core = [m for m in graph if m == "inspector.core" or m.startswith("inspector.core.")]
+    assert core, "no core modules found"
+    offenders = []
+    for start in core:
+        seen, stack = {start}, [(start, [start])]
+        while stack:
+            module, chain = stack.pop()
+            for target in graph.get(module, ()):
+                if _forbidden(target):
+                    offenders.append(" -> ".join([*chain, target]))
+                    continue
+                # follow our own modules (and the packages a dotted name passes through)
+                for own in (t for t in graph if target == t or target.startswith(t + ".")):
+                    if own not in seen:
+                        seen.add(own)
+                        stack.append((own, [*chain, own]))
+    return sorted(set(offenders))
+
+
+def test_core_import_graph_never_reaches_qt_or_gui() -> None:
+    offenders = _core_offenders()
+    assert not offenders, "core reaches a forbidden module:\n" + "\n".join(offenders)
+
+
+def test_importing_all_of_core_loads_no_qt() -> None:
+    """The same rule at run time: import every core module in a fresh interpreter."""
+    code = (
+        "import pkgutil, sys, importlib, inspector.core as c\n"
+        "for m in pkgutil.walk_packages(c.__path__, 'inspector.core.'): importlib.import_module(m.name)\n"
+        f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN[:3]!r} "
+        "or m.startswith(('inspector.gui', 'inspector.app')))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == ""
+
+
+def test_headless_cli_does_not_import_qt() -> None:
+    code = (
+        "import sys, inspector.cli\n"
+        "print(','.join(m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == ""
+
+
+def test_checker_sees_an_indirect_qt_import_inside_a_function(tmp_path: Path) -> None:
+    """The check itself must catch core -> core helper -> (function-level) Qt import."""
+    core = tmp_path / "inspector" / "core"
+    core.mkdir(parents=True)
+    (tmp_path / "inspector" / "__init__.py").write_text("")
+    (core / "__init__.py").write_text("")
+    (core / "walker.py").write_text("from . import helper\n")
+    (core / "helper.py").write_text("def f():\n    from PySide6 import QtCore\n    return QtCore\n")
+    assert _core_offenders(tmp_path) == [
+        "inspector.core.helper -> PySide6",
+        "inspector.core.helper -> PySide6.QtCore",
+        "inspector.core.walker -> inspector.core.helper -> PySide6",
+        "inspector.core.walker -> inspector.core.helper -> PySide6.QtCore",
+    ]
