@@ -9,7 +9,9 @@ from inspector import __version__
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *args], check=False, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_version_prints_the_package_version() -> None:

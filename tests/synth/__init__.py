@@ -1,0 +1,1 @@
+"""Builders for synthetic test inputs (minidumps, symbol files)."""
