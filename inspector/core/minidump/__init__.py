@@ -1,0 +1,145 @@
+"""Minidump reader: header, directory, every stream, CPU contexts and memory, all bounds-checked.
+
+Entry point: `Minidump.open(path)` / `Minidump.from_bytes(data)`.
+"""
+
+from __future__ import annotations
+
+from inspector.core.minidump.context import (
+    REGISTER_SETS,
+    ContextLayout,
+    CpuContext,
+    RegisterSet,
+    layout_for,
+    print_order,
+    read_context,
+)
+from inspector.core.minidump.crashpad import Annotation, CrashpadInfo, ModuleCrashpadInfo
+from inspector.core.minidump.dump import DirectoryEntry, Header, Minidump
+from inspector.core.minidump.errors import (
+    BadData,
+    BadRva,
+    DirectoryTruncated,
+    HeaderMismatch,
+    NotAMinidump,
+    StreamProblem,
+    StreamSizeMismatch,
+    StreamTruncated,
+    UnreadableFile,
+    VersionMismatch,
+)
+from inspector.core.minidump.exception import (
+    ExceptionStream,
+    crash_address,
+    crash_reason,
+    windows_error_name,
+    windows_exception_name,
+)
+from inspector.core.minidump.format import StreamType, StreamVendor
+from inspector.core.minidump.handles import HandleData, HandleDescriptor
+from inspector.core.minidump.linux import (
+    LinuxAuxv,
+    LinuxCmdLine,
+    LinuxCpuInfo,
+    LinuxDsoDebug,
+    LinuxEnviron,
+    LinuxLsbRelease,
+    LinuxMapping,
+    LinuxMaps,
+    LinuxProcStatus,
+)
+from inspector.core.minidump.memory import MemoryRegion, MemoryView
+from inspector.core.minidump.memory_lists import MemoryDescriptor, MemoryInfo, MemoryInfoList, MemoryList
+from inspector.core.minidump.modules import (
+    DebugId,
+    Guid,
+    Location,
+    Module,
+    ModuleList,
+    UnloadedModule,
+    UnloadedModuleList,
+    basename,
+)
+from inspector.core.minidump.mozilla import LinuxLimits, MacBootargs, MacCrashInfo, MacCrashRecord, SoftErrors
+from inspector.core.minidump.system import AssertionInfo, BreakpadInfo, MiscInfo, SystemInfo
+from inspector.core.minidump.threads import (
+    Thread,
+    ThreadInfo,
+    ThreadInfoList,
+    ThreadList,
+    ThreadName,
+    ThreadNames,
+)
+
+__all__ = [
+    "REGISTER_SETS",
+    "Annotation",
+    "AssertionInfo",
+    "BadData",
+    "BadRva",
+    "BreakpadInfo",
+    "ContextLayout",
+    "CpuContext",
+    "CrashpadInfo",
+    "DebugId",
+    "DirectoryEntry",
+    "DirectoryTruncated",
+    "ExceptionStream",
+    "Guid",
+    "HandleData",
+    "HandleDescriptor",
+    "Header",
+    "HeaderMismatch",
+    "LinuxAuxv",
+    "LinuxCmdLine",
+    "LinuxCpuInfo",
+    "LinuxDsoDebug",
+    "LinuxEnviron",
+    "LinuxLimits",
+    "LinuxLsbRelease",
+    "LinuxMapping",
+    "LinuxMaps",
+    "LinuxProcStatus",
+    "Location",
+    "MacBootargs",
+    "MacCrashInfo",
+    "MacCrashRecord",
+    "MemoryDescriptor",
+    "MemoryInfo",
+    "MemoryInfoList",
+    "MemoryList",
+    "MemoryRegion",
+    "MemoryView",
+    "Minidump",
+    "MiscInfo",
+    "Module",
+    "ModuleCrashpadInfo",
+    "ModuleList",
+    "NotAMinidump",
+    "RegisterSet",
+    "SoftErrors",
+    "StreamProblem",
+    "StreamSizeMismatch",
+    "StreamTruncated",
+    "StreamType",
+    "StreamVendor",
+    "SystemInfo",
+    "Thread",
+    "ThreadInfo",
+    "ThreadInfoList",
+    "ThreadList",
+    "ThreadName",
+    "ThreadNames",
+    "UnloadedModule",
+    "UnloadedModuleList",
+    "UnreadableFile",
+    "VersionMismatch",
+    "basename",
+    "crash_address",
+    "crash_reason",
+    "layout_for",
+    "print_order",
+    "read_context",
+    "windows_error_name",
+    "windows_exception_name",
+]

@@ -1,0 +1,695 @@
+"""CPU register contexts: one immutable `CpuContext` for every CPU, with names, values and validity.
+
+Register names are the lower-case Breakpad / rust-minidump names. A layout's
+`names` are its canonical registers in rust-minidump's order, which is also the
+order rust-minidump prints frame registers in (JSON `registers`, human
+`rip = 0x…` lines); `print_order(cpu)` gives that list. Aliases (`r11`/`fp`,
+`x29`/`fp`, `x30`/`lr`, `r13`/`sp` …) resolve to the canonical name.
+
+A context read from the dump has every register valid. The stackwalker builds
+caller contexts with `with_registers` (only the registers it recovered are
+valid) and `subset`.
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from inspector.core.minidump.errors import BadData, StreamTruncated
+from inspector.core.minidump.format import ContextCpuFlag, ProcessorArchitecture, context_cpu_bits
+from inspector.core.types import Cpu, Os
+
+
+class ContextLayout(enum.Enum):
+    """The in-dump structure a context was read from (ARM64 has two)."""
+
+    X86 = "CONTEXT_X86"
+    AMD64 = "CONTEXT_AMD64"
+    ARM = "CONTEXT_ARM"
+    ARM64 = "CONTEXT_ARM64"
+    ARM64_OLD = "CONTEXT_ARM64_OLD"
+    MIPS = "CONTEXT_MIPS"
+    PPC = "CONTEXT_PPC"
+    PPC64 = "CONTEXT_PPC64"
+    SPARC = "CONTEXT_SPARC"
+
+
+# --- struct layouts: (field name, struct code) in file order ------------------------------------
+
+_FieldSpec = tuple[tuple[str, str], ...]
+
+_X86_FIELDS: _FieldSpec = (
+    ("context_flags", "I"),
+    ("dr0", "I"),
+    ("dr1", "I"),
+    ("dr2", "I"),
+    ("dr3", "I"),
+    ("dr6", "I"),
+    ("dr7", "I"),
+    ("float_save.control_word", "I"),
+    ("float_save.status_word", "I"),
+    ("float_save.tag_word", "I"),
+    ("float_save.error_offset", "I"),
+    ("float_save.error_selector", "I"),
+    ("float_save.data_offset", "I"),
+    ("float_save.data_selector", "I"),
+    ("float_save.register_area", "80s"),
+    ("float_save.cr0_npx_state", "I"),
+    ("gs", "I"),
+    ("fs", "I"),
+    ("es", "I"),
+    ("ds", "I"),
+    ("edi", "I"),
+    ("esi", "I"),
+    ("ebx", "I"),
+    ("edx", "I"),
+    ("ecx", "I"),
+    ("eax", "I"),
+    ("ebp", "I"),
+    ("eip", "I"),
+    ("cs", "I"),
+    ("eflags", "I"),
+    ("esp", "I"),
+    ("ss", "I"),
+    ("extended_registers", "512s"),
+)
+
+_AMD64_FIELDS: _FieldSpec = (
+    *((f"p{i}_home", "Q") for i in range(1, 7)),
+    ("context_flags", "I"),
+    ("mx_csr", "I"),
+    ("cs", "H"),
+    ("ds", "H"),
+    ("es", "H"),
+    ("fs", "H"),
+    ("gs", "H"),
+    ("ss", "H"),
+    ("eflags", "I"),
+    *((f"dr{i}", "Q") for i in (0, 1, 2, 3, 6, 7)),
+    *(
+        (name, "Q")
+        for name in (
+            "rax",
+            "rcx",
+            "rdx",
+            "rbx",
+            "rsp",
+            "rbp",
+            "rsi",
+            "rdi",
+            *(f"r{i}" for i in range(8, 16)),
+            "rip",
+        )
+    ),
+    ("float_save", "512s"),
+    ("vector_register", "416s"),
+    ("vector_control", "Q"),
+    ("debug_control", "Q"),
+    ("last_branch_to_rip", "Q"),
+    ("last_branch_from_rip", "Q"),
+    ("last_exception_to_rip", "Q"),
+    ("last_exception_from_rip", "Q"),
+)
+
+_ARM_FIELDS: _FieldSpec = (
+    ("context_flags", "I"),
+    ("iregs", "16I"),
+    ("cpsr", "I"),
+    ("float_save.fpscr", "Q"),
+    ("float_save.regs", "32Q"),
+    ("float_save.extra", "8I"),
+)
+
+_ARM64_FIELDS: _FieldSpec = (
+    ("context_flags", "I"),
+    ("cpsr", "I"),
+    ("iregs", "31Q"),
+    ("sp", "Q"),
+    ("pc", "Q"),
+    ("float_regs", "512s"),
+    ("fpcr", "I"),
+    ("fpsr", "I"),
+    ("bcr", "8I"),
+    ("bvr", "8Q"),
+    ("wcr", "2I"),
+    ("wvr", "2Q"),
+)
+
+_ARM64_OLD_FIELDS: _FieldSpec = (
+    ("context_flags", "Q"),
+    ("iregs", "31Q"),
+    ("sp", "Q"),
+    ("pc", "Q"),
+    ("cpsr", "I"),
+    ("fpsr", "I"),
+    ("fpcr", "I"),
+    ("float_regs", "512s"),
+)
+
+_MIPS_FIELDS: _FieldSpec = (
+    ("context_flags", "I"),
+    ("_pad0", "I"),
+    ("iregs", "32Q"),
+    ("mdhi", "Q"),
+    ("mdlo", "Q"),
+    ("hi", "3I"),
+    ("lo", "3I"),
+    ("dsp_control", "I"),
+    ("_pad1", "I"),
+    ("epc", "Q"),
+    ("badvaddr", "Q"),
+    ("status", "I"),
+    ("cause", "I"),
+    ("float_save.regs", "32Q"),
+    ("float_save.fpcsr", "I"),
+    ("float_save.fir", "I"),
+)
+
+_PPC_VECTOR: _FieldSpec = (
+    ("vector_save.save_vr", "512s"),
+    ("vector_save.save_vscr", "16s"),
+    ("vector_save.save_pad5", "4I"),
+    ("vector_save.save_vrvalid", "I"),
+    ("vector_save.save_pad6", "7I"),
+)
+
+_PPC_FIELDS: _FieldSpec = (
+    ("context_flags", "I"),
+    ("srr0", "I"),
+    ("srr1", "I"),
+    ("gpr", "32I"),
+    ("cr", "I"),
+    ("xer", "I"),
+    ("lr", "I"),
+    ("ctr", "I"),
+    ("mq", "I"),
+    ("vrsave", "I"),
+    ("float_save.fpregs", "32Q"),
+    ("float_save.fpscr_pad", "I"),
+    ("float_save.fpscr", "I"),
+    *_PPC_VECTOR,
+)
+
+_PPC64_FIELDS: _FieldSpec = (
+    ("context_flags", "Q"),
+    ("srr0", "Q"),
+    ("srr1", "Q"),
+    ("gpr", "32Q"),
+    ("cr", "Q"),
+    ("xer", "Q"),
+    ("lr", "Q"),
+    ("ctr", "Q"),
+    ("vrsave", "Q"),
+    ("float_save.fpregs", "32Q"),
+    ("float_save.fpscr_pad", "I"),
+    ("float_save.fpscr", "I"),
+    *_PPC_VECTOR,
+)
+
+_SPARC_FIELDS: _FieldSpec = (
+    ("context_flags", "I"),
+    ("flag_pad", "I"),
+    ("g_r", "32Q"),
+    ("ccr", "Q"),
+    ("pc", "Q"),
+    ("npc", "Q"),
+    ("y", "Q"),
+    ("asi", "Q"),
+    ("fprs", "Q"),
+    ("float_save.regs", "32Q"),
+    ("float_save.filler", "Q"),
+    ("float_save.fsr", "Q"),
+)
+
+_FIELDS: dict[ContextLayout, _FieldSpec] = {
+    ContextLayout.X86: _X86_FIELDS,
+    ContextLayout.AMD64: _AMD64_FIELDS,
+    ContextLayout.ARM: _ARM_FIELDS,
+    ContextLayout.ARM64: _ARM64_FIELDS,
+    ContextLayout.ARM64_OLD: _ARM64_OLD_FIELDS,
+    ContextLayout.MIPS: _MIPS_FIELDS,
+    ContextLayout.PPC: _PPC_FIELDS,
+    ContextLayout.PPC64: _PPC64_FIELDS,
+    ContextLayout.SPARC: _SPARC_FIELDS,
+}
+
+FieldValue = int | bytes | tuple[int, ...]
+
+
+@lru_cache(maxsize=64)
+def _struct_for(layout: ContextLayout, endian: str) -> struct.Struct:
+    return struct.Struct(endian + "".join(code for _, code in _FIELDS[layout]))
+
+
+def context_size(layout: ContextLayout) -> int:
+    """Bytes the layout occupies in a dump (what must be present to read it)."""
+    return _struct_for(layout, "<").size
+
+
+def _decode_fields(layout: ContextLayout, data: bytes | memoryview, endian: str) -> dict[str, FieldValue]:
+    flat = _struct_for(layout, endian).unpack_from(data, 0)
+    out: dict[str, FieldValue] = {}
+    pos = 0
+    for name, code in _FIELDS[layout]:
+        count_text = code[:-1]
+        if code.endswith("s") or not count_text:
+            out[name] = flat[pos]
+            pos += 1
+        else:
+            count = int(count_text)
+            out[name] = tuple(flat[pos : pos + count])
+            pos += count
+    return out
+
+
+# --- register sets -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterSet:
+    """What a layout's registers are called and where the special ones live."""
+
+    layout: ContextLayout
+    names: tuple[str, ...]
+    width: int
+    instruction_pointer: str
+    stack_pointer: str
+    frame_pointer: str | None
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    #: rust-minidump's frame-register print order (JSON / human output).
+    print_order: tuple[str, ...] = ()
+
+    def canonical(self, name: str) -> str | None:
+        """The canonical name for `name` (resolving aliases), None if the CPU has no such register."""
+        if name in self._index:
+            return name
+        return self.aliases.get(name)
+
+    @property
+    def _index(self) -> Mapping[str, int]:
+        return _INDEXES[self.layout]
+
+
+_X86_NAMES = ("eip", "esp", "ebp", "ebx", "esi", "edi", "eax", "ecx", "edx", "eflags")
+_AMD64_NAMES = (
+    "rax",
+    "rdx",
+    "rcx",
+    "rbx",
+    "rsi",
+    "rdi",
+    "rbp",
+    "rsp",
+    *(f"r{i}" for i in range(8, 16)),
+    "rip",
+)
+_ARM_NAMES = (*(f"r{i}" for i in range(11)), "r12", "fp", "sp", "lr", "pc")
+_ARM64_NAMES = (*(f"x{i}" for i in range(29)), "fp", "lr", "sp", "pc")
+_MIPS_GPR = (
+    "zero",
+    "at",
+    "v0",
+    "v1",
+    "a0",
+    "a1",
+    "a2",
+    "a3",
+    *(f"t{i}" for i in range(8)),
+    *(f"s{i}" for i in range(8)),
+    "t8",
+    "t9",
+    "k0",
+    "k1",
+    "gp",
+    "sp",
+    "fp",
+    "ra",
+)
+_MIPS_NAMES = (*_MIPS_GPR, "pc")
+_MIPS_PRINT = ("gp", "sp", "fp", "ra", "pc", *(f"s{i}" for i in range(8)))
+_PPC_NAMES = (
+    "srr0",
+    "srr1",
+    *(f"r{i}" for i in range(32)),
+    "cr",
+    "xer",
+    "lr",
+    "ctr",
+    "mq",
+    "vrsave",
+)
+_PPC64_NAMES = tuple(n for n in _PPC_NAMES if n != "mq")
+_SPARC_NAMES = (*(f"g_r{i}" for i in range(32)), "ccr", "pc", "npc", "y", "asi", "fprs")
+_SPARC_ALIASES = {
+    **{f"g{i}": f"g_r{i}" for i in range(8)},
+    **{f"o{i}": f"g_r{i + 8}" for i in range(8)},
+    **{f"l{i}": f"g_r{i + 16}" for i in range(8)},
+    **{f"i{i}": f"g_r{i + 24}" for i in range(8)},
+    "sp": "g_r14",
+}
+
+REGISTER_SETS: dict[ContextLayout, RegisterSet] = {
+    ContextLayout.X86: RegisterSet(ContextLayout.X86, _X86_NAMES, 4, "eip", "esp", "ebp", {}, _X86_NAMES),
+    ContextLayout.AMD64: RegisterSet(
+        ContextLayout.AMD64, _AMD64_NAMES, 8, "rip", "rsp", "rbp", {}, _AMD64_NAMES
+    ),
+    ContextLayout.ARM: RegisterSet(
+        ContextLayout.ARM,
+        _ARM_NAMES,
+        4,
+        "pc",
+        "sp",
+        "fp",
+        {"r11": "fp", "r13": "sp", "r14": "lr", "r15": "pc"},
+        _ARM_NAMES,
+    ),
+    ContextLayout.ARM64: RegisterSet(
+        ContextLayout.ARM64, _ARM64_NAMES, 8, "pc", "sp", "fp", {"x29": "fp", "x30": "lr"}, _ARM64_NAMES
+    ),
+    ContextLayout.ARM64_OLD: RegisterSet(
+        ContextLayout.ARM64_OLD, _ARM64_NAMES, 8, "pc", "sp", "fp", {"x29": "fp", "x30": "lr"}, _ARM64_NAMES
+    ),
+    ContextLayout.MIPS: RegisterSet(
+        ContextLayout.MIPS, _MIPS_NAMES, 8, "pc", "sp", "fp", {"s8": "fp", "epc": "pc"}, _MIPS_PRINT
+    ),
+    ContextLayout.PPC: RegisterSet(ContextLayout.PPC, _PPC_NAMES, 4, "srr0", "r1", None, {}, _PPC_NAMES),
+    ContextLayout.PPC64: RegisterSet(
+        ContextLayout.PPC64, _PPC64_NAMES, 8, "srr0", "r1", None, {}, _PPC64_NAMES
+    ),
+    ContextLayout.SPARC: RegisterSet(
+        ContextLayout.SPARC, _SPARC_NAMES, 8, "pc", "g_r14", "g_r30", _SPARC_ALIASES, _SPARC_NAMES
+    ),
+}
+
+_INDEXES: dict[ContextLayout, dict[str, int]] = {
+    layout: {name: i for i, name in enumerate(rs.names)} for layout, rs in REGISTER_SETS.items()
+}
+
+#: Layout used for a CPU when a context is built from scratch.
+_DEFAULT_LAYOUT: dict[Cpu, ContextLayout] = {
+    Cpu.X86: ContextLayout.X86,
+    Cpu.AMD64: ContextLayout.AMD64,
+    Cpu.ARM: ContextLayout.ARM,
+    Cpu.ARM64: ContextLayout.ARM64,
+    Cpu.MIPS: ContextLayout.MIPS,
+    Cpu.MIPS64: ContextLayout.MIPS,
+    Cpu.PPC: ContextLayout.PPC,
+    Cpu.PPC64: ContextLayout.PPC64,
+    Cpu.SPARC: ContextLayout.SPARC,
+}
+
+
+def print_order(cpu: Cpu) -> tuple[str, ...]:
+    """rust-minidump's order for printing a frame's valid registers on `cpu` (empty if unknown)."""
+    layout = _DEFAULT_LAYOUT.get(cpu)
+    return REGISTER_SETS[layout].print_order if layout else ()
+
+
+def layout_for(cpu: Cpu) -> ContextLayout:
+    """The default in-dump layout for `cpu` (ARM64 → the current Microsoft layout)."""
+    try:
+        return _DEFAULT_LAYOUT[cpu]
+    except KeyError:
+        raise ValueError(f"no register context for CPU {cpu.value}") from None
+
+
+# --- the context -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CpuContext:
+    """Registers of one frame: values for every register of the layout, and which are valid.
+
+    `values` is aligned with `register_set.names`; values of invalid registers
+    are leftovers and must not be trusted (`get` returns None for them).
+    `raw` holds the context bytes as read from the dump (None for contexts the
+    stackwalker built) so the dump report can print every field.
+    """
+
+    cpu: Cpu
+    layout: ContextLayout
+    values: tuple[int, ...]
+    valid: frozenset[str]
+    context_flags: int = 0
+    frame_pointer_name: str | None = None
+    raw: bytes | None = field(default=None, repr=False, compare=False)
+    endian: str = field(default="<", repr=False, compare=False)
+
+    # -- construction --
+
+    @classmethod
+    def from_registers(
+        cls,
+        cpu: Cpu,
+        registers: Mapping[str, int],
+        *,
+        valid: Iterable[str] | None = None,
+        layout: ContextLayout | None = None,
+        frame_pointer_name: str | None = None,
+        context_flags: int = 0,
+    ) -> CpuContext:
+        """A context with the given register values (others 0); valid = `valid` or the given names."""
+        layout = layout or layout_for(cpu)
+        rs = REGISTER_SETS[layout]
+        index = _INDEXES[layout]
+        mask = (1 << (rs.width * 8)) - 1
+        values = [0] * len(rs.names)
+        for name, value in registers.items():
+            values[index[_resolve(rs, name)]] = value & mask
+        names = registers.keys() if valid is None else valid
+        return cls(
+            cpu=cpu,
+            layout=layout,
+            values=tuple(values),
+            valid=frozenset(_resolve(rs, n) for n in names),
+            context_flags=context_flags,
+            frame_pointer_name=frame_pointer_name or rs.frame_pointer,
+        )
+
+    def with_registers(self, registers: Mapping[str, int], *, keep_valid: bool = False) -> CpuContext:
+        """A new context: these registers set, and only they valid (plus the old valid set if `keep_valid`).
+
+        This is how a caller frame is made: the walker passes the registers it
+        recovered (and the callee-saved ones it forwards); everything else is
+        invalid in the caller.
+        """
+        rs = self.register_set
+        index = _INDEXES[self.layout]
+        mask = (1 << (rs.width * 8)) - 1
+        values = list(self.values)
+        names = []
+        for name, value in registers.items():
+            canonical = _resolve(rs, name)
+            values[index[canonical]] = value & mask
+            names.append(canonical)
+        valid = frozenset(names) | self.valid if keep_valid else frozenset(names)
+        return CpuContext(
+            self.cpu,
+            self.layout,
+            tuple(values),
+            valid,
+            self.context_flags,
+            self.frame_pointer_name,
+            None,
+            self.endian,
+        )
+
+    def subset(self, names: Iterable[str]) -> CpuContext:
+        """The same values with validity reduced to `names` (those that were valid)."""
+        rs = self.register_set
+        keep = frozenset(_resolve(rs, n) for n in names) & self.valid
+        return CpuContext(
+            self.cpu,
+            self.layout,
+            self.values,
+            keep,
+            self.context_flags,
+            self.frame_pointer_name,
+            self.raw,
+            self.endian,
+        )
+
+    # -- access --
+
+    @property
+    def register_set(self) -> RegisterSet:
+        return REGISTER_SETS[self.layout]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every register of the layout, canonical names, in rust-minidump's order."""
+        return self.register_set.names
+
+    @property
+    def pointer_width(self) -> int:
+        """Bytes per general-purpose register (4 or 8)."""
+        return self.register_set.width
+
+    def canonical(self, name: str) -> str | None:
+        return self.register_set.canonical(name)
+
+    def is_valid(self, name: str) -> bool:
+        canonical = self.register_set.canonical(name)
+        return canonical is not None and canonical in self.valid
+
+    def get(self, name: str) -> int | None:
+        """The register's value, or None when it is not valid (or the CPU has no such register)."""
+        canonical = self.register_set.canonical(name)
+        if canonical is None or canonical not in self.valid:
+            return None
+        return self.values[_INDEXES[self.layout][canonical]]
+
+    def value(self, name: str) -> int:
+        """The stored value whether valid or not; KeyError for a name the CPU does not have."""
+        canonical = self.register_set.canonical(name)
+        if canonical is None:
+            raise KeyError(name)
+        return self.values[_INDEXES[self.layout][canonical]]
+
+    @property
+    def instruction_pointer(self) -> int | None:
+        return self.get(self.register_set.instruction_pointer)
+
+    @property
+    def stack_pointer(self) -> int | None:
+        return self.get(self.register_set.stack_pointer)
+
+    @property
+    def frame_pointer(self) -> int | None:
+        """The ABI frame pointer (r7 on iOS ARM, r11/`fp` on other ARM), None if not valid."""
+        name = self.frame_pointer_name or self.register_set.frame_pointer
+        return None if name is None else self.get(name)
+
+    def registers(self) -> Iterator[tuple[str, int]]:
+        """(name, value) for every register, valid or not, in layout order."""
+        return zip(self.names, self.values, strict=True)
+
+    def valid_registers(self) -> list[tuple[str, int]]:
+        """(name, value) for the valid registers in rust-minidump's print order."""
+        index = _INDEXES[self.layout]
+        return [(n, self.values[index[n]]) for n in self.register_set.print_order if n in self.valid]
+
+    def format_register(self, name: str) -> str:
+        """`0x` + hex zero-padded to the register width, as rust-minidump prints registers."""
+        return f"0x{self.value(name):0{self.pointer_width * 2}x}"
+
+    def fields(self) -> dict[str, FieldValue]:
+        """Every field of the raw structure, by name, for the dump report (empty for built contexts)."""
+        if self.raw is None:
+            return {}
+        return _decode_fields(self.layout, self.raw, self.endian)
+
+
+def _resolve(rs: RegisterSet, name: str) -> str:
+    canonical = rs.canonical(name)
+    if canonical is None:
+        raise KeyError(f"{rs.layout.value} has no register {name!r}")
+    return canonical
+
+
+# --- reading from a dump ------------------------------------------------------------------------
+
+#: processor_architecture -> (layouts to try, CPU reported).
+_ARCH_LAYOUTS: dict[int, tuple[ContextLayout, ContextCpuFlag, Cpu]] = {
+    ProcessorArchitecture.INTEL: (ContextLayout.X86, ContextCpuFlag.X86, Cpu.X86),
+    ProcessorArchitecture.IA32_ON_WIN64: (ContextLayout.X86, ContextCpuFlag.X86, Cpu.X86),
+    ProcessorArchitecture.AMD64: (ContextLayout.AMD64, ContextCpuFlag.AMD64, Cpu.AMD64),
+    ProcessorArchitecture.ARM: (ContextLayout.ARM, ContextCpuFlag.ARM, Cpu.ARM),
+    ProcessorArchitecture.ARM64: (ContextLayout.ARM64, ContextCpuFlag.ARM64, Cpu.ARM64),
+    ProcessorArchitecture.ARM64_OLD: (ContextLayout.ARM64_OLD, ContextCpuFlag.ARM64_OLD, Cpu.ARM64),
+    ProcessorArchitecture.MIPS: (ContextLayout.MIPS, ContextCpuFlag.MIPS, Cpu.MIPS),
+    ProcessorArchitecture.MIPS64: (ContextLayout.MIPS, ContextCpuFlag.MIPS64, Cpu.MIPS64),
+    ProcessorArchitecture.PPC: (ContextLayout.PPC, ContextCpuFlag.PPC, Cpu.PPC),
+    ProcessorArchitecture.PPC64: (ContextLayout.PPC64, ContextCpuFlag.PPC64, Cpu.PPC64),
+    ProcessorArchitecture.SPARC: (ContextLayout.SPARC, ContextCpuFlag.SPARC, Cpu.SPARC),
+}
+
+
+def _register_values(layout: ContextLayout, f: Mapping[str, FieldValue]) -> list[int]:
+    def ints(name: str) -> tuple[int, ...]:
+        value = f[name]
+        assert isinstance(value, tuple)
+        return value
+
+    def one(name: str) -> int:
+        value = f[name]
+        assert isinstance(value, int)
+        return value
+
+    if layout in (ContextLayout.X86, ContextLayout.AMD64):
+        return [one(n) for n in REGISTER_SETS[layout].names]
+    if layout is ContextLayout.ARM:
+        r = ints("iregs")
+        return [*r[:11], r[12], r[11], r[13], r[14], r[15]]
+    if layout in (ContextLayout.ARM64, ContextLayout.ARM64_OLD):
+        r = ints("iregs")
+        return [*r[:29], r[29], r[30], one("sp"), one("pc")]
+    if layout is ContextLayout.MIPS:
+        return [*ints("iregs"), one("epc")]
+    if layout in (ContextLayout.PPC, ContextLayout.PPC64):
+        extra = (
+            ("cr", "xer", "lr", "ctr", "mq", "vrsave")
+            if layout is ContextLayout.PPC
+            else (
+                "cr",
+                "xer",
+                "lr",
+                "ctr",
+                "vrsave",
+            )
+        )
+        return [one("srr0"), one("srr1"), *ints("gpr"), *(one(n) for n in extra)]
+    return [*ints("g_r"), *(one(n) for n in ("ccr", "pc", "npc", "y", "asi", "fprs"))]
+
+
+def read_context(
+    data: bytes | memoryview,
+    *,
+    processor_architecture: int,
+    endian: str = "<",
+    os: Os = Os.UNKNOWN,
+    offset: int = 0,
+) -> CpuContext:
+    """Parse a context the way rust-minidump does: layout from the system info, checked by its flags.
+
+    Raises `StreamTruncated` when the bytes are shorter than the layout and
+    `BadData` when the CPU is unknown or `context_flags` names another CPU.
+    MIPS64 contexts (architecture MIPS64, or MIPS with MIPS64 flags) are read
+    too; rust-minidump rejects them.
+    """
+    entry = _ARCH_LAYOUTS.get(processor_architecture)
+    if entry is None:
+        raise BadData(
+            f"no context layout for processor architecture {processor_architecture:#x}", offset=offset
+        )
+    layout, expected_flag, cpu = entry
+    size = context_size(layout)
+    if len(data) < size:
+        raise StreamTruncated(
+            f"{layout.value} needs {size} bytes but the context has {len(data)}", offset=offset
+        )
+    raw = bytes(data[:size])
+    fields = _decode_fields(layout, raw, endian)
+    flags = fields["context_flags"]
+    assert isinstance(flags, int)
+    cpu_bits = context_cpu_bits(flags & 0xFFFFFFFF)
+    if layout is ContextLayout.MIPS and cpu_bits in (ContextCpuFlag.MIPS, ContextCpuFlag.MIPS64):
+        cpu = Cpu.MIPS64 if cpu_bits == ContextCpuFlag.MIPS64 else Cpu.MIPS
+    elif cpu_bits != expected_flag:
+        raise BadData(f"context_flags {flags:#x} do not describe a {layout.value} context", offset=offset)
+    rs = REGISTER_SETS[layout]
+    fp_name = "r7" if layout is ContextLayout.ARM and os is Os.IOS else rs.frame_pointer
+    return CpuContext(
+        cpu=cpu,
+        layout=layout,
+        values=tuple(_register_values(layout, fields)),
+        valid=frozenset(rs.names),
+        context_flags=flags,
+        frame_pointer_name=fp_name,
+        raw=raw,
+        endian=endian,
+    )

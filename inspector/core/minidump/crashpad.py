@@ -1,0 +1,183 @@
+"""Crashpad's CrashpadInfo stream: report/client ids, simple annotations, per-module annotations."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from inspector.core.errors import MinidumpError
+from inspector.core.minidump.errors import BadData, BadRva
+from inspector.core.minidump.format import (
+    ANNOTATION_TYPE_INVALID,
+    ANNOTATION_TYPE_STRING,
+    ANNOTATION_TYPE_USER_DEFINED,
+)
+from inspector.core.minidump.modules import Guid, Location
+from inspector.core.minidump.reader import ByteSource, StreamContext, fit_count
+
+CRASHPAD_INFO_SIZE = 52
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    """A Crashpad annotation object; `value` is set for string annotations."""
+
+    type: int
+    value: str | None
+
+    @property
+    def kind(self) -> str:
+        """ "string", "invalid", "user defined" or "unsupported"."""
+        if self.type == ANNOTATION_TYPE_INVALID:
+            return "invalid"
+        if self.type == ANNOTATION_TYPE_STRING:
+            return "string"
+        if self.type >= ANNOTATION_TYPE_USER_DEFINED:
+            return "user defined"
+        return "unsupported"
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleCrashpadInfo:
+    module_index: int
+    version: int
+    list_annotations: tuple[str, ...]
+    simple_annotations: Mapping[str, str]
+    annotation_objects: Mapping[str, Annotation]
+
+
+@dataclass(frozen=True, slots=True)
+class CrashpadInfo:
+    version: int
+    report_id: Guid
+    client_id: Guid
+    simple_annotations: Mapping[str, str]
+    modules: tuple[ModuleCrashpadInfo, ...]
+
+
+def _location_data(source: ByteSource, loc: Location, what: str) -> memoryview:
+    return source.slice(loc.rva, loc.data_size, what)
+
+
+def _count(source: ByteSource, data: memoryview, what: str, rva: int) -> int:
+    if len(data) < 4:
+        raise BadData(f"{what} at {rva:#x} is shorter than its count", offset=rva)
+    value: int = source.struct("I").unpack_from(data, 0)[0]
+    return value
+
+
+def _string_dictionary(ctx: StreamContext, loc: Location, what: str) -> dict[str, str]:
+    """A MINIDUMP_SIMPLE_STRING_DICTIONARY; unreadable entries are reported and left out."""
+    source = ctx.source
+    out: dict[str, str] = {}
+    data = _location_data(source, loc, what)
+    if not len(data):
+        return out
+    claimed = _count(source, data, what, loc.rva)
+    count = fit_count(claimed, len(data) - 4, 8)
+    if count < claimed:
+        ctx.report(BadData(f"{what} claims {claimed} entries but has room for {count}", offset=loc.rva))
+    entry = source.struct("II")
+    for i in range(count):
+        key_rva, value_rva = entry.unpack_from(data, 4 + 8 * i)
+        try:
+            out[source.utf8_string(key_rva, terminated=True)] = source.utf8_string(value_rva, terminated=True)
+        except (BadRva, BadData) as exc:
+            ctx.report(type(exc)(f"{what}[{i}]: {exc.message}", offset=exc.offset))
+    return out
+
+
+def _string_list(ctx: StreamContext, loc: Location, what: str) -> list[str]:
+    source = ctx.source
+    data = _location_data(source, loc, what)
+    if not len(data):
+        return []
+    claimed = _count(source, data, what, loc.rva)
+    count = fit_count(claimed, len(data) - 4, 4)
+    if count < claimed:
+        ctx.report(BadData(f"{what} claims {claimed} entries but has room for {count}", offset=loc.rva))
+    out = []
+    rva_of = source.struct("I")
+    for i in range(count):
+        rva = rva_of.unpack_from(data, 4 + 4 * i)[0]
+        try:
+            out.append(source.utf8_string(rva, terminated=True))
+        except (BadRva, BadData) as exc:
+            ctx.report(type(exc)(f"{what}[{i}]: {exc.message}", offset=exc.offset))
+    return out
+
+
+def _annotation_objects(ctx: StreamContext, loc: Location, what: str) -> dict[str, Annotation]:
+    source = ctx.source
+    out: dict[str, Annotation] = {}
+    data = _location_data(source, loc, what)
+    if not len(data):
+        return out
+    claimed = _count(source, data, what, loc.rva)
+    count = fit_count(claimed, len(data) - 4, 12)
+    if count < claimed:
+        ctx.report(BadData(f"{what} claims {claimed} entries but has room for {count}", offset=loc.rva))
+    entry = source.struct("IHHI")
+    for i in range(count):
+        name_rva, kind, _, value_rva = entry.unpack_from(data, 4 + 12 * i)
+        try:
+            name = source.utf8_string(name_rva, terminated=True)
+            value = (
+                source.utf8_string(value_rva, terminated=False) if kind == ANNOTATION_TYPE_STRING else None
+            )
+        except (BadRva, BadData) as exc:
+            ctx.report(type(exc)(f"{what}[{i}]: {exc.message}", offset=exc.offset))
+            continue
+        out[name] = Annotation(kind, value)
+    return out
+
+
+def parse_crashpad_info(ctx: StreamContext) -> CrashpadInfo:
+    source = ctx.source
+    cur = ctx.cursor()
+    version = cur.u32("crashpad info version")
+    report_id = Guid.from_bytes(bytes(cur.take(16, "report id")), source.endian)
+    client_id = Guid.from_bytes(bytes(cur.take(16, "client id")), source.endian)
+    simple_loc = Location(*cur.unpack("II", "simple annotations location"))
+    modules_loc = Location(*cur.unpack("II", "module list location"))
+    if version == 0:
+        ctx.report(BadData("CrashpadInfo version 0 is invalid", offset=ctx.offset))
+    simple: dict[str, str] = {}
+    try:
+        simple = _string_dictionary(ctx, simple_loc, "simple annotations")
+    except MinidumpError as exc:
+        ctx.report(exc)
+    modules = []
+    try:
+        links = _location_data(source, modules_loc, "module crashpad info list")
+        claimed = _count(source, links, "module crashpad info list", modules_loc.rva) if len(links) else 0
+        count = fit_count(claimed, len(links) - 4, 12)
+        if count < claimed:
+            ctx.report(BadData(f"module crashpad info list claims {claimed} entries, room for {count}"))
+        link = source.struct("III")
+        for i in range(count):
+            index, _size, rva = link.unpack_from(links, 4 + 12 * i)
+            what = f"module_list[{i}]"
+            try:
+                mod_version, *locs = source.unpack("IIIIIII", rva, what)
+                lists = _string_list(ctx, Location(locs[0], locs[1]), f"{what}.list_annotations")
+                simples = _string_dictionary(ctx, Location(locs[2], locs[3]), f"{what}.simple_annotations")
+                objects = _annotation_objects(ctx, Location(locs[4], locs[5]), f"{what}.annotation_objects")
+            except MinidumpError as exc:
+                ctx.report(exc)
+                continue
+            modules.append(
+                ModuleCrashpadInfo(
+                    index,
+                    mod_version,
+                    tuple(lists),
+                    MappingProxyType(dict(sorted(simples.items()))),
+                    MappingProxyType(dict(sorted(objects.items()))),
+                )
+            )
+    except MinidumpError as exc:
+        ctx.report(exc)
+    return CrashpadInfo(
+        version, report_id, client_id, MappingProxyType(dict(sorted(simple.items()))), tuple(modules)
+    )

@@ -1,0 +1,742 @@
+"""`Minidump`: open a dump (memory-mapped), read header and directory, parse streams lazily.
+
+Opening reads only the 32-byte header and the directory. Each stream is parsed
+on first access and cached; damage inside a stream is recorded in `problems`
+and whatever could be read is still returned. Memory regions are views into
+the mapping, so a multi-gigabyte full dump is never read as a whole.
+"""
+
+from __future__ import annotations
+
+import logging
+import mmap
+import os
+import struct
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TypeVar
+
+from inspector.core.errors import MinidumpError
+from inspector.core.minidump import context as context_mod
+from inspector.core.minidump.context import CpuContext
+from inspector.core.minidump.crashpad import CrashpadInfo, parse_crashpad_info
+from inspector.core.minidump.errors import (
+    BadData,
+    BadRva,
+    DirectoryTruncated,
+    HeaderMismatch,
+    NotAMinidump,
+    StreamProblem,
+    UnreadableFile,
+    VersionMismatch,
+)
+from inspector.core.minidump.exception import ExceptionStream, crash_address, crash_reason, parse_exception
+from inspector.core.minidump.format import (
+    DIRECTORY_ENTRY_SIZE,
+    HEADER_SIZE,
+    MINIDUMP_SIGNATURE,
+    MINIDUMP_VERSION,
+    RM_UNIMPLEMENTED_STREAMS,
+    StreamType,
+    StreamVendor,
+    stream_type_name,
+)
+from inspector.core.minidump.handles import HandleData, parse_handle_data
+from inspector.core.minidump.linux import (
+    LinuxAuxv,
+    LinuxCmdLine,
+    LinuxCpuInfo,
+    LinuxDsoDebug,
+    LinuxEnviron,
+    LinuxLsbRelease,
+    LinuxMaps,
+    LinuxProcStatus,
+    parse_linux_auxv,
+    parse_linux_dso_debug,
+    parse_linux_maps,
+)
+from inspector.core.minidump.memory import MemoryRegion, MemoryView
+from inspector.core.minidump.memory_lists import (
+    MemoryInfoList,
+    MemoryList,
+    parse_memory64_list,
+    parse_memory_info_list,
+    parse_memory_list,
+)
+from inspector.core.minidump.modules import Location, ModuleList, UnloadedModuleList, parse_module_list
+from inspector.core.minidump.modules import parse_unloaded_module_list as _parse_unloaded
+from inspector.core.minidump.mozilla import (
+    LinuxLimits,
+    MacBootargs,
+    MacCrashInfo,
+    SoftErrors,
+    parse_mac_bootargs,
+    parse_mac_crash_info,
+    parse_soft_errors,
+)
+from inspector.core.minidump.reader import ByteSource, StreamContext
+from inspector.core.minidump.system import (
+    AssertionInfo,
+    BreakpadInfo,
+    MiscInfo,
+    SystemInfo,
+    parse_assertion_info,
+    parse_breakpad_info,
+    parse_misc_info,
+    parse_system_info,
+)
+from inspector.core.minidump.threads import (
+    Thread,
+    ThreadInfoList,
+    ThreadList,
+    ThreadNames,
+    parse_thread_info_list,
+    parse_thread_list,
+    parse_thread_names,
+)
+from inspector.core.types import Cpu, Os
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Exceptions a parser may hit on hostile bytes that are not our own errors; turned into problems.
+_PARSE_FAILURES = (struct.error, IndexError, ValueError, OverflowError, KeyError, UnicodeDecodeError)
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    signature: int
+    version: int
+    stream_count: int
+    stream_directory_rva: int
+    checksum: int
+    time_date_stamp: int
+    flags: int
+
+
+@dataclass(frozen=True, slots=True)
+class DirectoryEntry:
+    """One directory entry: `data_size` bytes of stream `stream_type` at file offset `rva`."""
+
+    index: int
+    stream_type: int
+    data_size: int
+    rva: int
+
+    @property
+    def name(self) -> str:
+        """rust-minidump's name for the type ('unknown' if it has none)."""
+        return stream_type_name(self.stream_type)
+
+    @property
+    def vendor(self) -> StreamVendor:
+        return StreamVendor.of(self.stream_type)
+
+    @property
+    def is_known(self) -> bool:
+        return self.stream_type in StreamType._value2member_map_
+
+
+def _describe_non_minidump(data: memoryview) -> str:
+    head = bytes(data[:65536])
+    if b"BREAKPAD MICRODUMP" in head:
+        return "this is a Breakpad microdump (an Android log excerpt), not a minidump"
+    at = head.find(b"MDMP")
+    if at > 0:
+        return (
+            f"not a minidump, but a minidump header appears at offset {at:#x}: this looks like a crash "
+            "upload wrapper (multipart form or key:length:value report); extract the minidump first"
+        )
+    if not head:
+        return "not a minidump: the file is empty"
+    sample = head[:4]
+    return f"not a minidump: it starts with {sample!r} instead of b'MDMP'"
+
+
+class Minidump:
+    """A minidump file. Use `Minidump.open(path)` or `Minidump.from_bytes(data)`; close it (or use `with`)."""
+
+    def __init__(
+        self, data: memoryview, *, path: Path | None = None, mapping: mmap.mmap | None = None
+    ) -> None:
+        self.path = path
+        self._mapping = mapping
+        self._data = data
+        self._lock = threading.RLock()
+        self._cache: dict[str, object] = {}
+        self._problems: list[StreamProblem] = []
+        self._closed = False
+        self.size = len(data)
+        self.endian, self.header = self._read_header(data)
+        self.source = ByteSource(data, self.endian)
+        self.directory = self._read_directory()
+        seen: dict[int, DirectoryEntry] = {}
+        for entry in self.directory:
+            old = seen.get(entry.stream_type)
+            if old is not None and not (
+                entry.stream_type == StreamType.UnusedStream and not old.data_size and not entry.data_size
+            ):
+                self._problems.append(
+                    StreamProblem(
+                        None,
+                        self.header.stream_directory_rva + entry.index * DIRECTORY_ENTRY_SIZE,
+                        f"stream type {entry.stream_type:#x} ({entry.name}) appears at indexes {old.index} "
+                        f"and {entry.index}; using {entry.index}",
+                        BadData.code,
+                        rejects_stream=False,
+                    )
+                )
+            seen[entry.stream_type] = entry
+        #: stream type -> the entry used for it (the last one when a type repeats), sorted by type.
+        self.streams: dict[int, DirectoryEntry] = dict(sorted(seen.items()))
+
+    # ---- opening and closing ------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Minidump:
+        """Memory-map the file at `path` (read-only) and read its header and directory."""
+        p = Path(path)
+        if p.is_dir():
+            raise UnreadableFile(f"{p} is a directory, not a minidump file")
+        try:
+            f = p.open("rb")
+        except FileNotFoundError:
+            raise UnreadableFile(f"{p}: no such file") from None
+        except OSError as exc:
+            raise UnreadableFile(f"{p}: cannot open ({exc.strerror or exc})") from None
+        with f:
+            try:
+                size = os.fstat(f.fileno()).st_size
+                mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+            except (OSError, ValueError) as exc:
+                raise UnreadableFile(f"{p}: cannot map the file ({exc})") from None
+        data = memoryview(mapping) if mapping is not None else memoryview(b"")
+        try:
+            return cls(data, path=p, mapping=mapping)
+        except MinidumpError as exc:
+            data.release()
+            if mapping is not None:
+                mapping.close()
+            raise type(exc)(f"{p}: {exc.message}", offset=exc.offset) from None
+
+    @classmethod
+    def from_bytes(cls, data: bytes | bytearray | memoryview) -> Minidump:
+        """A dump held in memory (tests, network input)."""
+        view = data if isinstance(data, memoryview) else memoryview(data)
+        return cls(view.cast("B") if view.format != "B" else view)
+
+    def close(self) -> None:
+        """Release the mapping. Regions handed out earlier keep it alive until they are dropped."""
+        if self._closed:
+            return
+        self._closed = True
+        self._cache.clear()
+        mapping = self._mapping
+        self._mapping = None
+        if mapping is not None:
+            try:
+                self._data.release()
+                mapping.close()
+            except BufferError:
+                log.debug("minidump mapping still in use; it closes when the last view is dropped")
+
+    def __enter__(self) -> Minidump:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # ---- header and directory -------------------------------------------------------------------
+
+    @staticmethod
+    def _read_header(data: memoryview) -> tuple[str, Header]:
+        head = bytes(data[:4])
+        if head == b"MDMP":
+            endian = "<"
+        elif head == b"PMDM":
+            endian = ">"
+        else:
+            raise NotAMinidump(_describe_non_minidump(data))
+        if len(data) < HEADER_SIZE:
+            raise HeaderMismatch(
+                f"the file has {len(data)} bytes, too short for a minidump header ({HEADER_SIZE})", offset=0
+            )
+        header = Header(*struct.unpack_from(endian + "IIIIIIQ", data, 0))
+        if header.signature != MINIDUMP_SIGNATURE:
+            raise HeaderMismatch(f"bad signature {header.signature:#x}", offset=0)
+        if header.version & 0xFFFF != MINIDUMP_VERSION:
+            raise VersionMismatch(
+                f"minidump format version {header.version & 0xFFFF:#x}, expected {MINIDUMP_VERSION:#x}",
+                offset=4,
+            )
+        return endian, header
+
+    def _read_directory(self) -> tuple[DirectoryEntry, ...]:
+        rva = self.header.stream_directory_rva
+        claimed = self.header.stream_count
+        available = max(0, (self.size - rva) // DIRECTORY_ENTRY_SIZE) if rva < self.size else 0
+        count = min(claimed, available)
+        if count < claimed:
+            problem = DirectoryTruncated(
+                f"directory of {claimed} entries at {rva:#x} runs past the end of the file; "
+                f"{count} entries are readable",
+                offset=rva,
+            )
+            if count == 0:
+                raise problem
+            self._problems.append(StreamProblem(None, rva, problem.message, problem.code))
+        entry = self.source.struct("III")
+        return tuple(
+            DirectoryEntry(i, *entry.unpack_from(self._data, rva + i * DIRECTORY_ENTRY_SIZE))
+            for i in range(count)
+        )
+
+    # ---- raw access ------------------------------------------------------------------------------
+
+    @property
+    def data(self) -> memoryview:
+        """The whole file."""
+        return self._data
+
+    @property
+    def problems(self) -> tuple[StreamProblem, ...]:
+        """Damage found so far: directory problems, then those of every stream parsed yet (`parse_all`)."""
+        with self._lock:
+            return tuple(self._problems)
+
+    def stream_problems(self, stream_type: int) -> list[StreamProblem]:
+        """Problems recorded for one stream (parse it first, or call `parse_all`)."""
+        with self._lock:
+            return [p for p in self._problems if p.stream_type == stream_type]
+
+    def strictly_rejected(self, stream_type: int) -> bool:
+        """Whether rust-minidump would refuse this stream (damage it does not tolerate was found)."""
+        return any(p.rejects_stream for p in self.stream_problems(stream_type))
+
+    def entry(self, stream_type: int) -> DirectoryEntry | None:
+        """The directory entry used for `stream_type` (the last one if it repeats, as rust-minidump)."""
+        return self.streams.get(stream_type)
+
+    def raw_stream(self, stream_type: int) -> memoryview | None:
+        """The stream's bytes, None if absent or (partly) outside the file."""
+        entry = self.streams.get(stream_type)
+        if entry is None or not self.source.has(entry.rva, entry.data_size):
+            return None
+        return self._data[entry.rva : entry.rva + entry.data_size]
+
+    def unknown_streams(self) -> list[DirectoryEntry]:
+        """Streams of types this reader has no name for (listed with their vendor)."""
+        return [e for e in self.streams.values() if not e.is_known]
+
+    def unimplemented_streams(self) -> list[DirectoryEntry]:
+        """Known stream types that rust-minidump does not interpret (reported as "unimplemented")."""
+        return [e for e in self.streams.values() if e.stream_type in RM_UNIMPLEMENTED_STREAMS]
+
+    # ---- lazy stream parsing -------------------------------------------------------------------
+
+    def _stream(self, key: str, stream_type: int, parse: Callable[[StreamContext], T]) -> T | None:
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]  # type: ignore[return-value]
+            result: T | None = None
+            entry = self.streams.get(stream_type)
+            if entry is not None:
+                result = self._parse_entry(entry, parse)
+            self._cache[key] = result
+            return result
+
+    def _parse_entry(self, entry: DirectoryEntry, parse: Callable[[StreamContext], T]) -> T | None:
+        size = entry.data_size
+        if entry.rva > self.size or (entry.rva == self.size and size):
+            self._problems.append(
+                StreamProblem(
+                    entry.stream_type, entry.rva, f"{entry.name} stream starts outside the file", BadRva.code
+                )
+            )
+            return None
+        if entry.rva + size > self.size:
+            size = self.size - entry.rva
+            self._problems.append(
+                StreamProblem(
+                    entry.stream_type,
+                    entry.rva,
+                    f"{entry.name} stream of {entry.data_size} bytes is cut off by the end of the file "
+                    f"after {size} bytes",
+                    BadRva.code,
+                )
+            )
+        ctx = StreamContext(self.source, entry.stream_type, entry.rva, size)
+        result: T | None = None
+        try:
+            result = parse(ctx)
+        except MinidumpError as exc:
+            ctx.report(exc)
+        except _PARSE_FAILURES as exc:  # a parser bug on hostile input must not escape as a crash
+            log.debug("parser of stream %#x failed", entry.stream_type, exc_info=True)
+            ctx.report(BadData(f"{entry.name}: unreadable ({type(exc).__name__}: {exc})", offset=entry.rva))
+        self._problems.extend(ctx.problems)
+        return result
+
+    def parse_all(self) -> None:
+        """Parse every stream this reader knows, so `problems` is complete."""
+        for name in _STREAM_PROPERTIES:
+            getattr(self, name)
+
+    # -- CPU contexts --
+
+    def read_context(self, location: Location, what: str = "context") -> CpuContext:
+        """Parse a context at `location` using the system info's CPU; raises `MinidumpError`."""
+        info = self.system_info
+        if info is None:
+            raise BadData(f"{what}: no readable SystemInfo stream to tell the CPU", offset=location.rva)
+        if location.data_size == 0:
+            raise BadData(f"{what}: empty location", offset=location.rva)
+        data = self.source.slice(location.rva, location.data_size, what)
+        try:
+            return context_mod.read_context(
+                data,
+                processor_architecture=info.processor_architecture,
+                endian=self.endian,
+                os=info.os,
+                offset=location.rva,
+            )
+        except MinidumpError as exc:
+            raise type(exc)(f"{what}: {exc.message}", offset=exc.offset) from None
+
+    # ---- the streams ---------------------------------------------------------------------------
+
+    @property
+    def system_info(self) -> SystemInfo | None:
+        return self._stream("system_info", StreamType.SystemInfoStream, parse_system_info)
+
+    @property
+    def misc_info(self) -> MiscInfo | None:
+        return self._stream("misc_info", StreamType.MiscInfoStream, parse_misc_info)
+
+    @property
+    def thread_list(self) -> ThreadList | None:
+        return self._stream(
+            "thread_list", StreamType.ThreadListStream, lambda c: parse_thread_list(c, self.read_context)
+        )
+
+    @property
+    def thread_names(self) -> ThreadNames | None:
+        return self._stream("thread_names", StreamType.ThreadNamesStream, parse_thread_names)
+
+    @property
+    def thread_info_list(self) -> ThreadInfoList | None:
+        return self._stream("thread_info_list", StreamType.ThreadInfoListStream, parse_thread_info_list)
+
+    @property
+    def module_list(self) -> ModuleList | None:
+        return self._stream(
+            "module_list", StreamType.ModuleListStream, lambda c: parse_module_list(c, self.os)
+        )
+
+    @property
+    def unloaded_module_list(self) -> UnloadedModuleList | None:
+        return self._stream("unloaded_module_list", StreamType.UnloadedModuleListStream, _parse_unloaded)
+
+    @property
+    def memory_list(self) -> MemoryList | None:
+        return self._stream("memory_list", StreamType.MemoryListStream, parse_memory_list)
+
+    @property
+    def memory64_list(self) -> MemoryList | None:
+        return self._stream("memory64_list", StreamType.Memory64ListStream, parse_memory64_list)
+
+    @property
+    def memory_info_list(self) -> MemoryInfoList | None:
+        return self._stream("memory_info_list", StreamType.MemoryInfoListStream, parse_memory_info_list)
+
+    @property
+    def exception(self) -> ExceptionStream | None:
+        return self._stream(
+            "exception", StreamType.ExceptionStream, lambda c: parse_exception(c, self.read_context)
+        )
+
+    @property
+    def handle_data(self) -> HandleData | None:
+        return self._stream("handle_data", StreamType.HandleDataStream, parse_handle_data)
+
+    @property
+    def breakpad_info(self) -> BreakpadInfo | None:
+        return self._stream("breakpad_info", StreamType.BreakpadInfoStream, parse_breakpad_info)
+
+    @property
+    def assertion(self) -> AssertionInfo | None:
+        return self._stream("assertion", StreamType.AssertionInfoStream, parse_assertion_info)
+
+    @property
+    def crashpad_info(self) -> CrashpadInfo | None:
+        return self._stream("crashpad_info", StreamType.CrashpadInfoStream, parse_crashpad_info)
+
+    @property
+    def linux_cpu_info(self) -> LinuxCpuInfo | None:
+        return self._stream("linux_cpu_info", StreamType.LinuxCpuInfo, lambda c: LinuxCpuInfo(bytes(c.data)))
+
+    @property
+    def linux_proc_status(self) -> LinuxProcStatus | None:
+        return self._stream(
+            "linux_proc_status", StreamType.LinuxProcStatus, lambda c: LinuxProcStatus(bytes(c.data))
+        )
+
+    @property
+    def linux_lsb_release(self) -> LinuxLsbRelease | None:
+        return self._stream(
+            "linux_lsb_release", StreamType.LinuxLsbRelease, lambda c: LinuxLsbRelease(bytes(c.data))
+        )
+
+    @property
+    def linux_cmd_line(self) -> LinuxCmdLine | None:
+        return self._stream("linux_cmd_line", StreamType.LinuxCmdLine, lambda c: LinuxCmdLine(bytes(c.data)))
+
+    @property
+    def linux_environ(self) -> LinuxEnviron | None:
+        return self._stream("linux_environ", StreamType.LinuxEnviron, lambda c: LinuxEnviron(bytes(c.data)))
+
+    @property
+    def linux_auxv(self) -> LinuxAuxv | None:
+        return self._stream(
+            "linux_auxv", StreamType.LinuxAuxv, lambda c: parse_linux_auxv(c, self.pointer_width)
+        )
+
+    @property
+    def linux_maps(self) -> LinuxMaps | None:
+        return self._stream("linux_maps", StreamType.LinuxMaps, parse_linux_maps)
+
+    @property
+    def linux_dso_debug(self) -> LinuxDsoDebug | None:
+        return self._stream(
+            "linux_dso_debug",
+            StreamType.LinuxDsoDebug,
+            lambda c: parse_linux_dso_debug(c, self.pointer_width),
+        )
+
+    @property
+    def mac_crash_info(self) -> MacCrashInfo | None:
+        return self._stream("mac_crash_info", StreamType.MozMacosCrashInfoStream, parse_mac_crash_info)
+
+    @property
+    def mac_bootargs(self) -> MacBootargs | None:
+        return self._stream("mac_bootargs", StreamType.MozMacosBootargsStream, parse_mac_bootargs)
+
+    @property
+    def linux_limits(self) -> LinuxLimits | None:
+        return self._stream("linux_limits", StreamType.MozLinuxLimits, lambda c: LinuxLimits(bytes(c.data)))
+
+    @property
+    def soft_errors(self) -> SoftErrors | None:
+        return self._stream("soft_errors", StreamType.MozSoftErrors, parse_soft_errors)
+
+    # ---- derived views -------------------------------------------------------------------------
+
+    @property
+    def os(self) -> Os:
+        info = self.system_info
+        return info.os if info else Os.UNKNOWN
+
+    @property
+    def cpu(self) -> Cpu:
+        info = self.system_info
+        return info.cpu if info else Cpu.UNKNOWN
+
+    @property
+    def pointer_width(self) -> int:
+        """4 or 8: the CPU's pointer size (8 when the CPU is unknown)."""
+        cpu = self.cpu
+        return 8 if cpu is Cpu.UNKNOWN else cpu.pointer_width
+
+    @property
+    def threads(self) -> tuple[Thread, ...]:
+        threads = self.thread_list
+        return threads.threads if threads else ()
+
+    @property
+    def modules(self) -> ModuleList:
+        """Loaded modules (empty when the dump has no readable module list)."""
+        modules = self.module_list
+        return modules if modules is not None else ModuleList(())
+
+    @property
+    def unloaded_modules(self) -> UnloadedModuleList:
+        modules = self.unloaded_module_list
+        return modules if modules is not None else UnloadedModuleList(())
+
+    @property
+    def memory(self) -> MemoryView:
+        """All captured memory: Memory64List and MemoryList regions (overlaps dropped as rust-minidump)."""
+        with self._lock:
+            view = self._cache.get("memory")
+            if view is None:
+                regions: list[MemoryRegion] = []
+                for lst in (self.memory64_list, self.memory_list):
+                    if lst is not None:
+                        regions.extend(lst.regions)
+                view = MemoryView(regions)
+                self._cache["memory"] = view
+            assert isinstance(view, MemoryView)
+            return view
+
+    def thread_name(self, thread: Thread) -> str | None:
+        names = self.thread_names
+        return names.get(thread.thread_id) if names else None
+
+    @property
+    def dump_thread_id(self) -> int | None:
+        """The thread that wrote the dump (Breakpad), which rust-minidump does not walk."""
+        info = self.breakpad_info
+        return info.dump_thread_id if info else None
+
+    @property
+    def requesting_thread_id(self) -> int | None:
+        """The exception's thread id, else the Breakpad requesting thread id."""
+        exception = self.exception
+        if exception is not None:
+            return exception.thread_id
+        info = self.breakpad_info
+        return info.requesting_thread_id if info else None
+
+    @property
+    def crashing_thread_index(self) -> int | None:
+        """Index in the thread list of the crashing / requesting thread (JSON `crash_info.crashing_thread`).
+
+        rust-minidump's rule: the (last) thread whose id is the requesting
+        thread id, not counting the Breakpad dump-writing thread.
+        """
+        wanted = self.requesting_thread_id
+        if wanted is None:
+            return None
+        skip = self.dump_thread_id
+        found = None
+        for i, thread in enumerate(self.threads):
+            if thread.thread_id == skip:
+                continue
+            if thread.thread_id == wanted:
+                found = i
+        return found
+
+    @property
+    def crashing_thread(self) -> Thread | None:
+        index = self.crashing_thread_index
+        return None if index is None else self.threads[index]
+
+    def thread_context(self, thread: Thread) -> CpuContext | None:
+        """The context a walk of `thread` starts from: the exception context for the crashing thread."""
+        if thread.index == self.crashing_thread_index:
+            exception = self.exception
+            if exception is not None and exception.context is not None:
+                return exception.context
+        return thread.context
+
+    def stack_region_for(self, thread: Thread, context: CpuContext | None = None) -> MemoryRegion | None:
+        """The stack memory a walk of `thread` reads, chosen as rust-minidump does.
+
+        The thread's own stack bytes (or, if its descriptor has no bytes, the
+        memory-list region at the stack start); but if the starting context's
+        stack pointer is not inside that region, the memory-list region that
+        holds the stack pointer is used instead (the exception context of a
+        crash on an alternate signal stack, for instance).
+        """
+        stack = thread.stack if thread.stack is not None else self.memory.region_for(thread.stack_start)
+        ctx = context if context is not None else self.thread_context(thread)
+        if ctx is not None:
+            sp = ctx.value(ctx.register_set.stack_pointer)
+            if stack is None or stack.read_u64(sp) is None:
+                stack = self.memory.region_for(sp) or stack
+        return stack
+
+    # -- crash --
+
+    @property
+    def crash_reason(self) -> str | None:
+        """JSON `crash_info.type`, None when there is no exception stream."""
+        exception = self.exception
+        return None if exception is None else crash_reason(exception, self.os, self.cpu)
+
+    @property
+    def crash_address(self) -> int | None:
+        """JSON `crash_info.address` (as an integer), None without an exception stream."""
+        exception = self.exception
+        return None if exception is None else crash_address(exception, self.os, self.cpu)
+
+    # -- process --
+
+    @property
+    def process_id(self) -> int | None:
+        """JSON `pid`: MiscInfo's process id if the dump has MiscInfo, else /proc/self/status's Pid."""
+        misc = self.misc_info
+        if misc is not None:
+            return misc.process_id
+        status = self.linux_proc_status
+        return status.pid if status is not None else None
+
+    @property
+    def process_create_time(self) -> int | None:
+        misc = self.misc_info
+        return misc.process_create_time if misc is not None else None
+
+    @property
+    def process_uptime(self) -> int | None:
+        """Seconds between process creation and the dump (rust-minidump's `process_uptime`)."""
+        misc = self.misc_info
+        return misc.process_uptime(self.header.time_date_stamp) if misc is not None else None
+
+    @property
+    def linux_memory_map_count(self) -> int | None:
+        maps = self.linux_maps
+        return maps.mapping_count if maps is not None else None
+
+    @property
+    def cpu_microcode_version(self) -> int | None:
+        info = self.linux_cpu_info
+        return info.microcode_version if info is not None else None
+
+    @property
+    def lsb_release(self) -> dict[str, str] | None:
+        lsb = self.linux_lsb_release
+        return lsb.fields() if lsb is not None else None
+
+    def __iter__(self) -> Iterator[DirectoryEntry]:
+        return iter(self.directory)
+
+    def __repr__(self) -> str:
+        where = str(self.path) if self.path else "<bytes>"
+        return f"<Minidump {where} {len(self.directory)} streams>"
+
+
+_STREAM_PROPERTIES = (
+    "system_info",
+    "misc_info",
+    "thread_list",
+    "thread_names",
+    "thread_info_list",
+    "module_list",
+    "unloaded_module_list",
+    "memory_list",
+    "memory64_list",
+    "memory_info_list",
+    "exception",
+    "handle_data",
+    "breakpad_info",
+    "assertion",
+    "crashpad_info",
+    "linux_cpu_info",
+    "linux_proc_status",
+    "linux_lsb_release",
+    "linux_cmd_line",
+    "linux_environ",
+    "linux_auxv",
+    "linux_maps",
+    "linux_dso_debug",
+    "mac_crash_info",
+    "mac_bootargs",
+    "linux_limits",
+    "soft_errors",
+)

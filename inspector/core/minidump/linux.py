@@ -1,0 +1,355 @@
+"""Breakpad's Linux streams: copies of /proc files (cpuinfo, status, maps, …), auxv and DSO debug data.
+
+The text streams keep their raw bytes (the dump report prints them verbatim);
+the values rust-minidump takes from them are parsed with its rules: key/value
+lines split at the first separator, ASCII-whitespace trimmed and surrounding
+double quotes removed; `/proc/self/maps` parsed as the procfs crate does (one
+bad line makes the whole stream unusable, and then there is no mapping count).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from inspector.core.minidump.errors import BadData, BadRva
+from inspector.core.minidump.reader import StreamContext, fit_count, rust_trim
+
+_ASCII_WS = b" \t\n\r\x0c"
+
+
+def _strip_quotes(raw: bytes) -> bytes:
+    raw = raw.strip(_ASCII_WS)
+    if raw.startswith(b'"') and raw[1:].endswith(b'"'):
+        return raw[1:-1]
+    return raw
+
+
+def key_values(raw: bytes, separator: bytes) -> list[tuple[bytes, bytes]]:
+    """rust-minidump's `linux_list_iter`: every line with the separator, as trimmed (key, value)."""
+    out = []
+    for line in raw.split(b"\n"):
+        key, sep, value = line.partition(separator)
+        if sep:
+            out.append((_strip_quotes(key), _strip_quotes(value)))
+    return out
+
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def rust_parse_uint(text: str, radix: int, bits: int = 64) -> int | None:
+    """Rust's `uN::from_str_radix`: optional '+', then digits of the radix only; None if bad or too big."""
+    if text.startswith("+"):
+        text = text[1:]
+    allowed = _DIGITS[:radix] + _DIGITS[:radix].upper()
+    if not text or any(c not in allowed for c in text):
+        return None
+    value = int(text, radix)
+    return value if value < 1 << bits else None
+
+
+def _rust_parse_int(text: str, radix: int, bits: int) -> int | None:
+    """Rust's `iN::from_str_radix`: one optional sign, then digits."""
+    negative = text.startswith("-")
+    body = text[1:] if negative or text.startswith("+") else text
+    if not body or body[0] in "+-":
+        return None
+    magnitude = rust_parse_uint(body, radix, bits)
+    if magnitude is None:
+        return None
+    value = -magnitude if negative else magnitude
+    return value if -(1 << (bits - 1)) <= value < 1 << (bits - 1) else None
+
+
+@dataclass(frozen=True, slots=True)
+class LinuxCpuInfo:
+    """/proc/cpuinfo."""
+
+    raw: bytes
+
+    def entries(self) -> list[tuple[bytes, bytes]]:
+        return key_values(self.raw, b":")
+
+    @property
+    def microcode_version(self) -> int | None:
+        """The first `microcode` value, as rust-minidump reads it (must be `0x` + hex)."""
+        for key, value in self.entries():
+            if key != b"microcode":
+                continue
+            try:
+                text = value.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if not text.startswith("0x"):
+                return None
+            return rust_parse_uint(text[2:], 16)
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class LinuxProcStatus:
+    """/proc/self/status."""
+
+    raw: bytes
+
+    def entries(self) -> list[tuple[bytes, bytes]]:
+        return key_values(self.raw, b":")
+
+    @property
+    def pid(self) -> int:
+        """The `Pid:` value; 0 when missing or not a number (rust-minidump's rule)."""
+        for key, value in self.entries():
+            if key == b"Pid":
+                return rust_parse_uint(value.decode("utf-8", errors="replace"), 10, 32) or 0
+        return 0
+
+
+@dataclass(frozen=True, slots=True)
+class LinuxLsbRelease:
+    """/etc/lsb-release (or os-release)."""
+
+    raw: bytes
+
+    def entries(self) -> list[tuple[bytes, bytes]]:
+        return key_values(self.raw, b"=")
+
+    def fields(self) -> dict[str, str]:
+        """id / release / codename / description, as the JSON `lsb_release` object (later lines win)."""
+        out = {"id": "", "release": "", "codename": "", "description": ""}
+        names = {
+            b"DISTRIB_ID": "id",
+            b"ID": "id",
+            b"DISTRIB_RELEASE": "release",
+            b"VERSION_ID": "release",
+            b"DISTRIB_CODENAME": "codename",
+            b"VERSION_CODENAME": "codename",
+            b"DISTRIB_DESCRIPTION": "description",
+            b"PRETTY_NAME": "description",
+        }
+        for key, value in self.entries():
+            name = names.get(key)
+            if name:
+                out[name] = value.decode("utf-8", errors="replace")
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class LinuxCmdLine:
+    """/proc/self/cmdline (NUL-separated arguments)."""
+
+    raw: bytes
+
+    @property
+    def arguments(self) -> list[str]:
+        return (
+            [a.decode("utf-8", errors="replace") for a in self.raw.rstrip(b"\0").split(b"\0")]
+            if self.raw
+            else []
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LinuxEnviron:
+    """/proc/self/environ (NUL-separated NAME=value)."""
+
+    raw: bytes
+
+    @property
+    def variables(self) -> list[tuple[str, str]]:
+        out = []
+        for item in self.raw.split(b"\0"):
+            if item:
+                name, _, value = item.partition(b"=")
+                out.append((name.decode("utf-8", errors="replace"), value.decode("utf-8", errors="replace")))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class LinuxAuxv:
+    """/proc/self/auxv: (type, value) words of the CPU's pointer width."""
+
+    raw: bytes
+    entries: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LinuxMapping:
+    start: int
+    end: int
+    permissions: str
+    offset: int
+    device: tuple[int, int]
+    inode: int
+    pathname: str
+
+    @property
+    def is_readable(self) -> bool:
+        return "r" in self.permissions
+
+    @property
+    def is_writable(self) -> bool:
+        return "w" in self.permissions
+
+    @property
+    def is_executable(self) -> bool:
+        return "x" in self.permissions
+
+
+@dataclass(frozen=True, slots=True)
+class LinuxMaps:
+    """/proc/self/maps; `mappings` is None when the text does not parse (`error` says why)."""
+
+    raw: bytes
+    mappings: tuple[LinuxMapping, ...] | None
+    error: str | None = None
+
+    @property
+    def mapping_count(self) -> int | None:
+        """JSON `linux_memory_map_count`."""
+        return None if self.mappings is None else len(self.mappings)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkMapEntry:
+    addr: int
+    name_rva: int
+    ld: int
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LinuxDsoDebug:
+    """r_debug of the dynamic loader and its link map (MDRawDebug32/64)."""
+
+    version: int
+    map_rva: int
+    dso_count: int
+    brk: int
+    ldbase: int
+    dynamic: int
+    link_map: tuple[LinkMapEntry, ...]
+
+
+_WS_SPLIT = re.compile(rb"[ \t\n\r\x0c]+")
+
+
+class _MapsError(Exception):
+    pass
+
+
+def _pair(text: str, separator: str, parse: object) -> tuple[int, int]:
+    parts = text.split(separator)
+    if len(parts) < 2:
+        raise _MapsError(f"expected two values separated by {separator!r} in {text!r}")
+    assert callable(parse)
+    first, second = parse(parts[0]), parse(parts[1])
+    if first is None or second is None:
+        raise _MapsError(f"bad number in {text!r}")
+    return first, second
+
+
+def _parse_map_line(line: str) -> LinuxMapping:
+    parts = line.split(" ", 5)
+    if len(parts) < 6:
+        raise _MapsError(f"mapping line has {len(parts)} of 6 fields: {line!r}")
+    address, perms, offset_text, dev, inode_text, path = parts
+    start, end = _pair(address, "-", lambda t: rust_parse_uint(t, 16))
+    offset = rust_parse_uint(offset_text, 16)
+    device = _pair(dev, ":", lambda t: _rust_parse_int(t, 16, 32))
+    inode = rust_parse_uint(inode_text, 10)
+    if offset is None or inode is None:
+        raise _MapsError(f"bad offset or inode in {line!r}")
+    pathname = rust_trim(path)
+    if pathname.startswith("[stack:"):
+        inner = pathname[1:-1].split(":")
+        if len(inner) < 2 or rust_parse_uint(inner[1], 10, 32) is None:
+            raise _MapsError(f"bad thread stack name {pathname!r}")
+    elif pathname.startswith("/SYSV") and (
+        len(pathname) < 13 or rust_parse_uint(pathname[5:13], 16, 32) is None
+    ):
+        raise _MapsError(f"bad SysV segment name {pathname!r}")
+    return LinuxMapping(start, end, perms, offset, device, inode, pathname)
+
+
+def parse_maps_text(raw: bytes) -> tuple[tuple[LinuxMapping, ...] | None, str | None]:
+    """Mappings of a maps file, or (None, reason) when procfs would reject it."""
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    mappings: list[LinuxMapping] = []
+    try:
+        for number, raw_line in enumerate(lines, 1):
+            try:
+                line = raw_line.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _MapsError(f"line {number} is not UTF-8") from None
+            line = line.removesuffix("\r")
+            if line[:1].isascii() and line[:1].isupper():
+                if not mappings:
+                    raise _MapsError(f"line {number}: attribute line before any mapping")
+                if line.startswith("VmFlags"):
+                    continue
+                fields = _WS_SPLIT.split(raw_line.strip(b" \t\n\r\x0c"))
+                if len(fields) >= 2 and rust_parse_uint(fields[1].decode("utf-8"), 10) is None:
+                    raise _MapsError(f"line {number}: attribute value is not a number")
+                continue
+            try:
+                mappings.append(_parse_map_line(line))
+            except _MapsError as exc:
+                raise _MapsError(f"line {number}: {exc}") from None
+    except _MapsError as exc:
+        return None, str(exc)
+    return tuple(mappings), None
+
+
+def parse_linux_maps(ctx: StreamContext) -> LinuxMaps:
+    raw = bytes(ctx.data)
+    mappings, error = parse_maps_text(raw)
+    if error is not None:
+        ctx.report(BadData(f"memory maps do not parse: {error}", offset=ctx.offset))
+    return LinuxMaps(raw, mappings, error)
+
+
+def parse_linux_auxv(ctx: StreamContext, pointer_width: int) -> LinuxAuxv:
+    raw = bytes(ctx.data)
+    width = 8 if pointer_width == 8 else 4
+    record = ctx.source.struct("QQ" if width == 8 else "II")
+    count = len(raw) // (2 * width)
+    if len(raw) % (2 * width):
+        ctx.note(f"auxv has {len(raw)} bytes, not a multiple of {2 * width}")
+    entries = tuple(record.unpack_from(raw, i * 2 * width) for i in range(count))
+    return LinuxAuxv(raw, entries)
+
+
+def parse_linux_dso_debug(ctx: StreamContext, pointer_width: int) -> LinuxDsoDebug:
+    source = ctx.source
+    cur = ctx.cursor()
+    if pointer_width == 8:
+        version, map_rva, dso_count, _, brk, ldbase, dynamic = cur.unpack("IIIIQQQ", "DSO debug")
+        entry_format, entry_size = "QIIQ", 24
+    else:
+        version, map_rva, dso_count, brk, ldbase, dynamic = cur.unpack("IIIIII", "DSO debug")
+        entry_format, entry_size = "III", 12
+    entries = []
+    count = fit_count(dso_count, source.size - map_rva, entry_size) if map_rva else 0
+    if count < dso_count:
+        ctx.report(
+            BadRva(f"link map of {dso_count} entries at {map_rva:#x} is outside the file", offset=ctx.offset),
+            rejects=False,
+        )
+    record = source.struct(entry_format)
+    for i in range(count):
+        values = record.unpack_from(source.data, map_rva + i * entry_size)
+        if pointer_width == 8:
+            addr, name_rva, _, ld = values
+        else:
+            addr, name_rva, ld = values
+        name: str | None
+        try:
+            name = source.utf16_string(name_rva) if name_rva else None
+        except (BadRva, BadData) as exc:
+            ctx.report(exc, rejects=False)
+            name = None
+        entries.append(LinkMapEntry(addr, name_rva, ld, name))
+    return LinuxDsoDebug(version, map_rva, dso_count, brk, ldbase, dynamic, tuple(entries))

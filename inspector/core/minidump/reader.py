@@ -1,0 +1,256 @@
+"""Bounds-checked reads over the dump's bytes; every failure is a `MinidumpError` with an offset.
+
+`ByteSource` wraps the whole file (a memoryview over the mmap or the bytes) and
+knows the byte order. `Cursor` walks one stream. Neither ever allocates by a
+count found in the file: callers check counts against the bytes that exist
+(`fit_count`) before looping.
+"""
+
+from __future__ import annotations
+
+import struct
+from functools import lru_cache
+from typing import Literal
+
+from inspector.core.errors import MinidumpError
+from inspector.core.minidump.errors import BadData, BadRva, StreamProblem, StreamSizeMismatch, StreamTruncated
+
+#: Unicode White_Space: what Rust's `str::trim` removes (Python's `str.strip` also removes \x1c-\x1f).
+RUST_WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def rust_trim(text: str) -> str:
+    """`str::trim` of Rust."""
+    return text.strip(RUST_WHITESPACE)
+
+
+def byte_order(endian: str) -> Literal["little", "big"]:
+    """`int.from_bytes` order for a struct endian prefix."""
+    return "little" if endian == "<" else "big"
+
+
+@lru_cache(maxsize=256)
+def _compiled(fmt: str) -> struct.Struct:
+    return struct.Struct(fmt)
+
+
+class ByteSource:
+    """The whole dump: bounds-checked slices, integers and strings at file offsets."""
+
+    __slots__ = ("_u16", "_u32", "_u64", "data", "endian", "size")
+
+    def __init__(self, data: memoryview, endian: str = "<") -> None:
+        self.data = data
+        self.size = len(data)
+        self.endian = endian
+        self._u16 = _compiled(endian + "H").unpack_from
+        self._u32 = _compiled(endian + "I").unpack_from
+        self._u64 = _compiled(endian + "Q").unpack_from
+
+    def struct(self, fmt: str) -> struct.Struct:
+        """A compiled struct for `fmt` in this dump's byte order."""
+        return _compiled(self.endian + fmt)
+
+    def has(self, offset: int, size: int) -> bool:
+        return offset >= 0 and size >= 0 and offset + size <= self.size
+
+    def slice(self, offset: int, size: int, what: str = "data") -> memoryview:
+        """`size` bytes at `offset`, or `BadRva` when they are not all in the file."""
+        if not self.has(offset, size):
+            raise BadRva(
+                f"{what} of {size} bytes at {offset:#x} is outside the file ({self.size:#x} bytes)",
+                offset=offset,
+            )
+        return self.data[offset : offset + size]
+
+    def unpack(self, fmt: str, offset: int, what: str = "record") -> tuple[int, ...]:
+        s = self.struct(fmt)
+        if not self.has(offset, s.size):
+            raise BadRva(f"{what} of {s.size} bytes at {offset:#x} is outside the file", offset=offset)
+        values: tuple[int, ...] = s.unpack_from(self.data, offset)
+        return values
+
+    def u32(self, offset: int) -> int:
+        if not self.has(offset, 4):
+            raise BadRva(f"u32 at {offset:#x} is outside the file", offset=offset)
+        value: int = self._u32(self.data, offset)[0]
+        return value
+
+    def utf16_string(self, offset: int) -> str:
+        """A MINIDUMP_STRING: u32 byte length then UTF-16 (strict: bad surrogates are an error)."""
+        length = self.u32(offset)
+        if length % 2:
+            raise BadData(f"UTF-16 string at {offset:#x} has odd byte length {length}", offset=offset)
+        raw = self.slice(offset + 4, length, "UTF-16 string")
+        try:
+            return bytes(raw).decode("utf-16-le" if self.endian == "<" else "utf-16-be")
+        except UnicodeDecodeError as exc:
+            raise BadData(f"UTF-16 string at {offset:#x} is not valid UTF-16", offset=offset) from exc
+
+    def utf8_string(self, offset: int, *, terminated: bool) -> str:
+        """A MINIDUMP_UTF8_STRING: u32 length, bytes, and (if `terminated`) a NUL after them."""
+        length = self.u32(offset)
+        raw = self.slice(offset + 4, length, "UTF-8 string")
+        if terminated and (not self.has(offset + 4 + length, 1) or self.data[offset + 4 + length] != 0):
+            raise BadData(f"UTF-8 string at {offset:#x} is not NUL-terminated", offset=offset)
+        try:
+            return bytes(raw).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadData(f"UTF-8 string at {offset:#x} is not valid UTF-8", offset=offset) from exc
+
+
+class Cursor:
+    """Sequential reads inside one stream, reporting absolute file offsets on failure."""
+
+    __slots__ = ("base", "end", "pos", "source")
+
+    def __init__(self, source: ByteSource, base: int, size: int) -> None:
+        self.source = source
+        self.base = base
+        self.end = base + size
+        self.pos = base
+
+    @property
+    def remaining(self) -> int:
+        return self.end - self.pos
+
+    @property
+    def consumed(self) -> int:
+        return self.pos - self.base
+
+    def seek(self, relative: int) -> None:
+        """Move to `relative` bytes from the stream start (may point past the end; reads then fail)."""
+        self.pos = self.base + relative
+
+    def skip(self, count: int) -> None:
+        self.pos += count
+
+    def need(self, size: int, what: str) -> None:
+        if size < 0 or self.pos + size > self.end:
+            raise StreamTruncated(
+                f"{what} needs {size} bytes at {self.pos:#x} but the stream ends at {self.end:#x}",
+                offset=self.pos,
+            )
+
+    def unpack(self, fmt: str, what: str = "record") -> tuple[int, ...]:
+        s = self.source.struct(fmt)
+        self.need(s.size, what)
+        values: tuple[int, ...] = s.unpack_from(self.source.data, self.pos)
+        self.pos += s.size
+        return values
+
+    def u32(self, what: str = "u32") -> int:
+        return self.unpack("I", what)[0]
+
+    def u64(self, what: str = "u64") -> int:
+        return self.unpack("Q", what)[0]
+
+    def take(self, size: int, what: str = "bytes") -> memoryview:
+        self.need(size, what)
+        view = self.source.data[self.pos : self.pos + size]
+        self.pos += size
+        return view
+
+
+class StreamContext:
+    """What a stream parser gets: the file, its own extent, and a place to record damage."""
+
+    __slots__ = ("offset", "problems", "size", "source", "stream_type")
+
+    def __init__(self, source: ByteSource, stream_type: int, offset: int, size: int) -> None:
+        self.source = source
+        self.stream_type = stream_type
+        self.offset = offset
+        self.size = size
+        self.problems: list[StreamProblem] = []
+
+    def cursor(self) -> Cursor:
+        return Cursor(self.source, self.offset, self.size)
+
+    @property
+    def data(self) -> memoryview:
+        return self.source.data[self.offset : self.offset + self.size]
+
+    def report(self, error: MinidumpError, *, rejects: bool = True) -> None:
+        """Record `error` as damage in this stream (at its offset, or the stream start).
+
+        `rejects`: whether rust-minidump would refuse the whole stream for it.
+        """
+        offset = self.offset if error.offset is None else error.offset
+        self.problems.append(StreamProblem(self.stream_type, offset, error.message, error.code, rejects))
+
+    def note(
+        self, message: str, *, offset: int | None = None, code: str = BadData.code, rejects: bool = False
+    ) -> None:
+        """Record damage described by text (by default one rust-minidump tolerates)."""
+        self.problems.append(
+            StreamProblem(self.stream_type, self.offset if offset is None else offset, message, code, rejects)
+        )
+
+
+def read_list_header(ctx: StreamContext, entry_size: int, what: str) -> tuple[int, int]:
+    """A classic list stream (u32 count, then entries): (offset of the first entry, entries to read).
+
+    rust-minidump accepts exactly `4 + count*size` bytes, or 4 bytes more with
+    the padding placed after the count. Anything else it rejects; we read the
+    entries that fit and record the mismatch.
+    """
+    cur = ctx.cursor()
+    claimed = cur.u32(f"{what} count")
+    expected = 4 + claimed * entry_size
+    first = ctx.offset + 4
+    if ctx.size == expected + 4:
+        first += 4
+    elif ctx.size != expected:
+        ctx.report(
+            StreamSizeMismatch(
+                f"{what} claims {claimed} entries of {entry_size} bytes ({expected} bytes with the count) "
+                f"but the stream has {ctx.size} bytes",
+                offset=ctx.offset,
+            )
+        )
+    count = fit_count(claimed, ctx.offset + ctx.size - first, entry_size)
+    return first, count
+
+
+def read_ex_list_header(ctx: StreamContext, entry_size: int, what: str) -> tuple[int, int, int]:
+    """An extended list stream (header size, entry size, count): (first entry, stride, entries to read)."""
+    cur = ctx.cursor()
+    header_size, stride, claimed = cur.unpack("III", f"{what} header")
+    if header_size < 12:
+        ctx.report(
+            BadData(f"{what} header size {header_size} is smaller than its 12 known bytes", offset=ctx.offset)
+        )
+        header_size = 12
+    if stride < entry_size:
+        ctx.report(
+            BadData(
+                f"{what} entries are {stride} bytes, smaller than the {entry_size} needed", offset=ctx.offset
+            )
+        )
+        return ctx.offset + header_size, entry_size, 0
+    if stride != entry_size:
+        ctx.note(
+            f"{what} entries are {stride} bytes (expected {entry_size}); reading the known part of each",
+            rejects=True,
+        )
+    available = ctx.size - header_size
+    count = fit_count(claimed, available, stride)
+    if count < claimed:
+        ctx.report(
+            StreamSizeMismatch(
+                f"{what} claims {claimed} entries of {stride} bytes but only {count} fit in {ctx.size} bytes",
+                offset=ctx.offset,
+            )
+        )
+    return ctx.offset + header_size, stride, count
+
+
+def fit_count(claimed: int, available_bytes: int, entry_size: int) -> int:
+    """How many `entry_size` records of a claimed `claimed` fit in `available_bytes`."""
+    if entry_size <= 0 or available_bytes <= 0:
+        return 0
+    return max(0, min(claimed, available_bytes // entry_size))

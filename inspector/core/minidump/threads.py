@@ -1,0 +1,182 @@
+"""ThreadList, ThreadNames and ThreadInfoList."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from inspector.core.errors import MinidumpError
+from inspector.core.minidump.context import CpuContext
+from inspector.core.minidump.errors import BadData, BadRva
+from inspector.core.minidump.memory import MemoryRegion
+from inspector.core.minidump.modules import Location
+from inspector.core.minidump.reader import StreamContext, read_ex_list_header, read_list_header
+
+THREAD_SIZE = 48
+THREAD_NAME_SIZE = 12
+THREAD_INFO_SIZE = 64
+
+#: Reads a context from (location, what) or raises MinidumpError; supplied by the dump.
+ContextReader = Callable[[Location, str], CpuContext]
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """One MINIDUMP_THREAD with its stack bytes and register context.
+
+    `stack` is None when the descriptor's RVA is 0 / size 0 / outside the file;
+    `Minidump.stack_region_for` then looks the stack up in the memory list, as
+    rust-minidump does. `context` is the thread's own context (for the crashing
+    thread the exception context is usually more useful: `Minidump.thread_context`).
+    """
+
+    index: int
+    thread_id: int
+    suspend_count: int
+    priority_class: int
+    priority: int
+    teb: int
+    stack_start: int
+    stack_location: Location
+    context_location: Location
+    stack: MemoryRegion | None
+    context: CpuContext | None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadList:
+    threads: tuple[Thread, ...]
+
+    def __len__(self) -> int:
+        return len(self.threads)
+
+    def __iter__(self) -> Iterator[Thread]:
+        return iter(self.threads)
+
+    def __getitem__(self, index: int) -> Thread:
+        return self.threads[index]
+
+    def by_id(self, thread_id: int) -> Thread | None:
+        """The thread with this id (the last one if the id repeats, as rust-minidump)."""
+        found = None
+        for thread in self.threads:
+            if thread.thread_id == thread_id:
+                found = thread
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadName:
+    thread_id: int
+    name_rva: int
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadNames:
+    """Thread names; `names` maps thread id -> name (a later entry for the same id wins)."""
+
+    entries: tuple[ThreadName, ...]
+    names: Mapping[int, str]
+
+    def get(self, thread_id: int) -> str | None:
+        return self.names.get(thread_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadInfo:
+    thread_id: int
+    dump_flags: int
+    dump_error: int
+    exit_status: int
+    create_time: int
+    exit_time: int
+    kernel_time: int
+    user_time: int
+    start_address: int
+    affinity: int
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadInfoList:
+    entries: tuple[ThreadInfo, ...]
+
+    def get(self, thread_id: int) -> ThreadInfo | None:
+        found = None
+        for info in self.entries:
+            if info.thread_id == thread_id:
+                found = info
+        return found
+
+
+def read_memory_region(ctx: StreamContext, start: int, location: Location) -> MemoryRegion | None:
+    """The bytes of a MINIDUMP_MEMORY_DESCRIPTOR, or None (RVA/size 0, or not in the file)."""
+    if location.rva == 0 or location.data_size == 0:
+        return None
+    if not ctx.source.has(location.rva, location.data_size):
+        return None
+    view = ctx.source.data[location.rva : location.rva + location.data_size]
+    return MemoryRegion(start, location.data_size, view, location.rva, ctx.source.endian)
+
+
+def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) -> ThreadList:
+    source = ctx.source
+    first, count = read_list_header(ctx, THREAD_SIZE, "thread list")
+    record = source.struct("IIIIQQIIII")
+    threads = []
+    for i in range(count):
+        offset = first + i * THREAD_SIZE
+        tid, suspend, prio_class, prio, teb, stack_start, stack_size, stack_rva, ctx_size, ctx_rva = (
+            record.unpack_from(source.data, offset)
+        )
+        stack_loc = Location(stack_size, stack_rva)
+        ctx_loc = Location(ctx_size, ctx_rva)
+        stack = read_memory_region(ctx, stack_start, stack_loc)
+        if stack is None and stack_size and stack_rva and not source.has(stack_rva, stack_size):
+            ctx.report(
+                BadRva(
+                    f"thread[{i}] (id {tid:#x}) stack of {stack_size:#x} bytes at {stack_rva:#x} "
+                    "is outside the file",
+                    offset=offset,
+                ),
+                rejects=False,
+            )
+        context = None
+        if read_context is not None:
+            try:
+                context = read_context(ctx_loc, f"thread[{i}] (id {tid:#x}) context")
+            except MinidumpError as exc:
+                ctx.report(exc, rejects=False)
+        threads.append(
+            Thread(i, tid, suspend, prio_class, prio, teb, stack_start, stack_loc, ctx_loc, stack, context)
+        )
+    return ThreadList(tuple(threads))
+
+
+def parse_thread_names(ctx: StreamContext) -> ThreadNames:
+    source = ctx.source
+    first, count = read_list_header(ctx, THREAD_NAME_SIZE, "thread name list")
+    record = source.struct("IQ")
+    entries = []
+    names: dict[int, str] = {}
+    for i in range(count):
+        tid, rva = record.unpack_from(source.data, first + i * THREAD_NAME_SIZE)
+        name: str | None
+        try:
+            name = source.utf16_string(rva)
+        except (BadRva, BadData) as exc:
+            ctx.report(type(exc)(f"name of thread {tid:#x}: {exc.message}", offset=exc.offset), rejects=False)
+            name = None
+        else:
+            names[tid] = name
+        entries.append(ThreadName(tid, rva, name))
+    return ThreadNames(tuple(entries), MappingProxyType(names))
+
+
+def parse_thread_info_list(ctx: StreamContext) -> ThreadInfoList:
+    source = ctx.source
+    first, stride, count = read_ex_list_header(ctx, THREAD_INFO_SIZE, "thread info list")
+    record = source.struct("IIIIQQQQQQ")
+    entries = [ThreadInfo(*record.unpack_from(source.data, first + i * stride)) for i in range(count)]
+    return ThreadInfoList(tuple(entries))

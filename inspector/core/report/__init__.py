@@ -1,0 +1,1 @@
+"""Text and machine-readable reports built from the core's data (no Qt)."""
