@@ -158,6 +158,9 @@ def parse_memory64_list(ctx: StreamContext) -> MemoryList:
 def parse_memory_info_list(ctx: StreamContext) -> MemoryInfoList:
     source = ctx.source
     first, stride, count = read_ex_list_header(ctx, MEMORY_INFO_SIZE, "memory info list")
+    if first - ctx.offset >= 16 and ctx.cursor().unpack("IIII", "memory info list header")[3]:
+        # The entry count is a u64; rust-minidump reads its low half only, and so do we.
+        ctx.note("memory info list entry count has non-zero high 32 bits; they are ignored")
     record = source.struct("QQIIQIIII")
     entries = []
     for i in range(count):
