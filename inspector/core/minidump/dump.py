@@ -27,6 +27,7 @@ from inspector.core.minidump.errors import (
     BadData,
     BadRva,
     DirectoryTruncated,
+    DumpClosed,
     HeaderMismatch,
     NotAMinidump,
     StreamProblem,
@@ -37,6 +38,7 @@ from inspector.core.minidump.exception import ExceptionStream, crash_address, cr
 from inspector.core.minidump.format import (
     DIRECTORY_ENTRY_SIZE,
     HEADER_SIZE,
+    KNOWN_STREAM_TYPES,
     MINIDUMP_SIGNATURE,
     MINIDUMP_VERSION,
     RM_UNIMPLEMENTED_STREAMS,
@@ -138,7 +140,7 @@ class DirectoryEntry:
 
     @property
     def is_known(self) -> bool:
-        return self.stream_type in StreamType._value2member_map_
+        return self.stream_type in KNOWN_STREAM_TYPES
 
 
 def _describe_non_minidump(data: memoryview) -> str:
@@ -342,6 +344,8 @@ class Minidump:
 
     def _stream(self, key: str, stream_type: int, parse: Callable[[StreamContext], T]) -> T | None:
         with self._lock:
+            if self._closed:
+                raise DumpClosed(f"{self!r} is closed")
             if key in self._cache:
                 return self._cache[key]  # type: ignore[return-value]
             result: T | None = None
@@ -573,6 +577,8 @@ class Minidump:
     def memory(self) -> MemoryView:
         """All captured memory: Memory64List and MemoryList regions (overlaps dropped as rust-minidump)."""
         with self._lock:
+            if self._closed:
+                raise DumpClosed(f"{self!r} is closed")
             view = self._cache.get("memory")
             if view is None:
                 regions: list[MemoryRegion] = []
@@ -583,6 +589,17 @@ class Minidump:
                 self._cache["memory"] = view
             assert isinstance(view, MemoryView)
             return view
+
+    def last_error_value(self, thread: Thread) -> int | None:
+        """The thread's Win32 last-error value, read as rust-minidump does (None if not captured).
+
+        rust-minidump reads the u32 at TEB + 13 pointers (`LastErrorValue` in the
+        TEB) from the captured memory, on every OS; name it with
+        `windows_error_name` for the JSON `last_error_value`.
+        """
+        if self.cpu is Cpu.UNKNOWN:
+            return None
+        return self.memory.read_u32(thread.teb + 13 * self.pointer_width)
 
     def thread_name(self, thread: Thread) -> str | None:
         names = self.thread_names

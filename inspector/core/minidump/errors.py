@@ -20,6 +20,12 @@ class UnreadableFile(MinidumpError):
     code = "UnreadableFile"
 
 
+class DumpClosed(MinidumpError):
+    """A stream was asked for after `Minidump.close()`."""
+
+    code = "DumpClosed"
+
+
 class NotAMinidump(MinidumpError):
     """The bytes do not start with a minidump header (e.g. a microdump or an HTTP upload)."""
 

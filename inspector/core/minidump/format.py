@@ -108,6 +108,9 @@ RM_UNIMPLEMENTED_STREAMS = frozenset(
 )
 
 
+KNOWN_STREAM_TYPES = frozenset(int(t) for t in StreamType)
+
+
 def stream_type_name(stream_type: int) -> str:
     """rust-minidump's name for a stream type, 'unknown' when it has none."""
     try:

@@ -1,7 +1,8 @@
 """The reader against rust-minidump 0.25 on the real dumps of ../shared/corpus (skipped without it).
 
 For every case of CASES.tsv the values the reader derives (modules, threads,
-system info, crash info, pid, uptime, Linux map count, lsb-release) are
+system info, crash info, pid, uptime, Linux map count, lsb-release, thread
+last-error values) are
 compared with the reference JSON field by field; for every reference
 `--dump --brief` output the rust-minidump part of our `dump` report must be
 identical; and `dump` must run on all 80 `.dmp` files (the 8 that are not
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from inspector import cli_dump
-from inspector.core.minidump import DebugId, Minidump, basename
+from inspector.core.minidump import DebugId, Minidump, Thread, basename, windows_error_name
 from inspector.core.report.dump_text import render_dump, rust_minidump_part
 from inspector.core.types import Cpu
 
@@ -47,6 +48,11 @@ def _hex(value: int | None, cpu: Cpu) -> str | None:
     if value is None:
         return None
     return f"0x{value:08x}" if cpu in _32_BIT else f"0x{value:016x}"
+
+
+def _last_error(dump: Minidump, thread: Thread) -> str | None:
+    value = dump.last_error_value(thread)
+    return None if value is None else windows_error_name(value)
 
 
 def _ours(dump: Minidump, reference: dict[str, Any]) -> dict[str, Any]:
@@ -79,7 +85,14 @@ def _ours(dump: Minidump, reference: dict[str, Any]) -> dict[str, Any]:
             }
             for m in dump.modules
         ],
-        "threads": [{"thread_id": t.thread_id, "thread_name": dump.thread_name(t)} for t in dump.threads],
+        "threads": [
+            {
+                "thread_id": t.thread_id,
+                "thread_name": dump.thread_name(t),
+                "last_error_value": _last_error(dump, t),
+            }
+            for t in dump.threads
+        ],
         "pid": dump.process_id,
         "linux_memory_map_count": dump.linux_memory_map_count,
         "lsb_release": dump.lsb_release,
@@ -98,7 +111,8 @@ def _theirs(reference: dict[str, Any]) -> dict[str, Any]:
             for m in reference["modules"]
         ],
         "threads": [
-            {"thread_id": t["thread_id"], "thread_name": t.get("thread_name")} for t in reference["threads"]
+            {k: t.get(k) for k in ("thread_id", "thread_name", "last_error_value")}
+            for t in reference["threads"]
         ],
         "pid": reference.get("pid"),
         "linux_memory_map_count": reference.get("linux_memory_map_count"),

@@ -10,6 +10,7 @@ import pytest
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump import (
     DirectoryTruncated,
+    DumpClosed,
     HeaderMismatch,
     Minidump,
     NotAMinidump,
@@ -224,6 +225,10 @@ def test_close_is_idempotent_even_while_regions_are_alive(tmp_path: Path) -> Non
     dump.close()
     dump.close()
     assert region is not None and region.read(0x1000, 4) == b"abcd"
+    with pytest.raises(DumpClosed):
+        dump.module_list  # noqa: B018 - the access is the test
+    with pytest.raises(DumpClosed):
+        dump.memory  # noqa: B018
 
 
 def test_parse_all_collects_the_problems_of_every_stream() -> None:

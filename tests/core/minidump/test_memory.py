@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import mmap
+import time
+from pathlib import Path
+
 from inspector.core.minidump import MemoryRegion, MemoryView, Minidump, StreamType
 from inspector.core.types import Cpu
 from tests.synth.minidump import SynthMinidump
@@ -120,3 +124,28 @@ def test_memory_info_list() -> None:
     )
     assert first.is_readable and first.is_writable and not first.is_executable
     assert infos.info_at(0x20FFF) is infos.entries[1] and infos.info_at(0x30000) is None
+
+
+def test_a_gigabyte_full_memory_dump_opens_without_reading_its_memory(tmp_path: Path) -> None:
+    """A sparse 1 GiB Memory64 region: opening and reading one word must not touch the rest."""
+    gib = 1 << 30
+    synth = SynthMinidump().add_memory64(0x10_0000_0000, b"")
+    data = bytearray(synth.finish())
+    rva, _ = synth.stream_locations[StreamType.Memory64ListStream]
+    base_rva = int.from_bytes(data[rva + 8 : rva + 16], "little")
+    data[rva + 24 : rva + 32] = gib.to_bytes(8, "little")  # the region's data_size
+    path = tmp_path / "full.dmp"
+    with path.open("wb") as f:
+        f.write(data)
+        f.truncate(base_rva + gib)
+        f.seek(base_rva + 0x1000)
+        f.write((0x1122334455667788).to_bytes(8, "little"))
+    started = time.perf_counter()
+    with Minidump.open(path) as dump:
+        dump.parse_all()
+        [region] = dump.memory.regions
+        assert (region.base, region.size) == (0x10_0000_0000, gib)
+        assert isinstance(region.data.obj, mmap.mmap)
+        assert dump.memory.read_u64(0x10_0000_1000) == 0x1122334455667788
+        assert dump.memory.read_u64(0x10_0000_0000 + gib - 8) == 0
+    assert time.perf_counter() - started < 2.0

@@ -181,3 +181,21 @@ def test_stack_rva_outside_the_file_is_a_tolerated_problem() -> None:
     assert dump.threads[0].stack is None and dump.threads[0].context is not None
     assert dump.stream_problems(StreamType.ThreadListStream)[0].code == "BadRva"
     assert not dump.strictly_rejected(StreamType.ThreadListStream)
+
+
+def test_last_error_value_is_read_from_the_teb_like_rust_minidump() -> None:
+    teb = 0x7FFDF000
+    teb_bytes = Section(start=teb).append_repeated(0, 13 * 8).d32(183)  # LastErrorValue: 13 pointers in
+    dump = (
+        SynthMinidump(cpu=Cpu.AMD64, os=Os.WINDOWS)
+        .add_thread(1, teb=teb)
+        .add_thread(2, teb=0x1000)
+        .add_memory(teb_bytes)
+        .to_minidump()
+    )
+    assert dump.last_error_value(dump.threads[0]) == 183
+    assert dump.last_error_value(dump.threads[1]) is None
+    x86 = SynthMinidump(cpu=Cpu.X86, os=Os.WINDOWS).add_thread(1, teb=0x1000)
+    x86.add_memory(Section(start=0x1000).append_repeated(0, 13 * 4).d32(87))
+    dump32 = x86.to_minidump()
+    assert dump32.last_error_value(dump32.threads[0]) == 87
