@@ -1,0 +1,107 @@
+"""Breakpad `.sym` symbol files: parser, lazy index with an on-disk cache, supplier, postfix evaluator.
+
+Depends only on `inspector.core.{types,errors,cancel}` (never on the minidump
+reader, never on Qt), and does not import numpy: only the cold index builder
+(`index_build`) does, when a file has no valid cached index.
+
+Public API (the stackwalker's entry point is `Symbolizer`):
+
+* `Symbolizer(supplier, cancel=)` — per-process state; `lookup`, `find_cfi`,
+  `find_stack_win`, `has_symbol_at`, `status`, `statuses`, `progress`
+  (see `symbolizer`).
+* `SymbolSupplier(paths, cache=, code_id_fallback=)` — finds a module's file
+  in symbol-store directories or single `.sym` files; `locate`, `load`,
+  `problems` (see `supplier`).
+* `IndexCache(directory)` / `IndexCache.default()` — where indexes are kept
+  (`platformdirs.user_cache_dir("crash-inspector")/symbol-index`); `None`
+  directory = no cache.
+* `SymbolFile.open(path, cache=)` — one file; `find_function`, `find_public`,
+  `find_line`, `find_inlines`, `symbolize`, `has_symbol_at`, `find_cfi`,
+  `find_stack_win`, `damage`, `check_all` (see `symbol_file`).
+* `postfix` — `evaluate_cfi`, `evaluate_win`, `win_variables`,
+  `parse_cfi_rules`, `compose_cfi_rules` with step-by-step traces.
+* `records` — the frozen value types all of these return.
+"""
+
+from __future__ import annotations
+
+from inspector.core.symbols.cache import IndexCache, default_cache_directory
+from inspector.core.symbols.errors import IndexCacheError, SymbolFileUnreadable
+from inspector.core.symbols.postfix import (
+    MemoryRead,
+    PostfixResult,
+    PostfixStep,
+    compose_cfi_rules,
+    evaluate_cfi,
+    evaluate_win,
+    parse_cfi_rules,
+    win_variables,
+)
+from inspector.core.symbols.records import (
+    CfiLookup,
+    CfiRow,
+    DamagedLine,
+    DamageKind,
+    DamageReport,
+    FrameSymbol,
+    FunctionRecord,
+    InlineCall,
+    InlineFrameSymbol,
+    ModuleRecord,
+    PublicRecord,
+    RecordCounts,
+    SourceLine,
+    StackWinRecord,
+    StackWinType,
+    SymbolInfo,
+)
+from inspector.core.symbols.supplier import (
+    Located,
+    ModuleSymbols,
+    PathProblem,
+    SymbolStatus,
+    SymbolSupplier,
+)
+from inspector.core.symbols.symbol_file import SymbolFile
+from inspector.core.symbols.symbolizer import ModuleKey, Symbolizer, SymbolProgress, module_key
+
+__all__ = [
+    "CfiLookup",
+    "CfiRow",
+    "DamageKind",
+    "DamageReport",
+    "DamagedLine",
+    "FrameSymbol",
+    "FunctionRecord",
+    "IndexCache",
+    "IndexCacheError",
+    "InlineCall",
+    "InlineFrameSymbol",
+    "Located",
+    "MemoryRead",
+    "ModuleKey",
+    "ModuleRecord",
+    "ModuleSymbols",
+    "PathProblem",
+    "PostfixResult",
+    "PostfixStep",
+    "PublicRecord",
+    "RecordCounts",
+    "SourceLine",
+    "StackWinRecord",
+    "StackWinType",
+    "SymbolFile",
+    "SymbolFileUnreadable",
+    "SymbolInfo",
+    "SymbolProgress",
+    "SymbolStatus",
+    "SymbolSupplier",
+    "Symbolizer",
+    "compose_cfi_rules",
+    "default_cache_directory",
+    "evaluate_cfi",
+    "evaluate_win",
+    "module_key",
+    "parse_cfi_rules",
+    "win_variables",
+]

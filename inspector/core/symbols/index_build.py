@@ -1,0 +1,836 @@
+"""Cold path: build the symbol index of a `.sym` file in one vectorised pass (numpy).
+
+This is the only module of the package that imports numpy; `SymbolFile`
+imports it lazily, only when no valid cached index exists.
+
+The pass reads the file in chunks of a few MB:
+
+1. newline positions (`flatnonzero(chunk == 10)`) give every line's start;
+2. each line is classified by its first 16 bytes, loaded as two little-endian
+   words and compared with each keyword (plus its space or tab) under a
+   mask; a line starting with a hex digit is a line record, an empty line is
+   skipped, anything else is unrecognised;
+3. every sub-line (line record, INLINE, STACK CFI row) is checked to belong to
+   a block of the right kind — their fields are parsed only when a lookup needs
+   the block;
+4. the numeric fields of the records the index keeps (FUNC, PUBLIC, STACK CFI
+   INIT, STACK WIN, FILE, INLINE_ORIGIN) are parsed in batches of tens of
+   thousands of lines with SWAR arithmetic on unaligned 8-byte loads: find the
+   separating spaces, check the hex digits, and pack eight digits into a
+   32-bit value with three shift-or steps. A line whose spelling is not the
+   regular one (tabs, several spaces, too many digits, a line at the very end
+   of the file) goes to the scalar grammar in `line_parser`, which decides
+   whether it is valid or damaged.
+
+Afterwards rust-minidump's rules are applied with whole-array operations:
+ranges sorted by (start, end, file order), zero-size and overflowing ranges
+dropped, a range overlapping the previous kept one dropped; STACK WIN's
+truncation repair in file order; one PUBLIC per address (the greatest
+(name, parameter size), which is the one rust-minidump's reverse scan finds);
+the last FILE / INLINE_ORIGIN of an id.
+"""
+
+from __future__ import annotations
+
+import mmap
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.symbols import line_parser
+from inspector.core.symbols.index_format import Section, SymbolIdentity, pack_image, summary_json
+from inspector.core.symbols.records import DamageKind
+
+U8 = npt.NDArray[np.uint8]
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+Mask = npt.NDArray[np.bool_]
+_T = TypeVar("_T")
+
+CHUNK_BYTES = 1 << 22
+FLUSH_CHUNKS = 4  # parse the collected record lines every FLUSH_CHUNKS chunks
+MAX_EXAMPLES_PER_KIND = 3
+MAX_INFO_LINES = 64
+#: A record line closer than this to the end of the file is parsed by the scalar grammar,
+#: so that the 8-byte loads of the vectorised parser never run past the buffer.
+TAIL_BYTES = 256
+
+# line classes
+BLANK, GARBAGE, MODULE, INFO, FILE, FUNC, PUBLIC, CFI_INIT, CFI, WIN, ORIGIN, INLINE, LINE = range(13)
+_HEAD = np.zeros(16, dtype=bool)
+_HEAD[[MODULE, INFO, FILE, FUNC, PUBLIC, CFI_INIT, WIN]] = True
+_SUB = np.zeros(16, dtype=bool)
+_SUB[[LINE, INLINE, CFI]] = True
+_INDEXED = {FUNC: "func", PUBLIC: "pub", CFI_INIT: "init", WIN: "win", FILE: "file", ORIGIN: "origin"}
+
+_HEX = np.full(256, 255, dtype=np.uint8)
+for _i, _c in enumerate(b"0123456789"):
+    _HEX[_c] = _i
+for _i, _c in enumerate(b"abcdef"):
+    _HEX[_c] = _HEX[_c - 32] = 10 + _i
+_IS_HEX = _HEX != 255
+
+
+class _Keyword(NamedTuple):
+    """A keyword and its separator as masked values of the first two little-endian words of a line."""
+
+    text: bytes
+    mask0: np.uint64
+    word0: np.uint64  # keyword + " "
+    word0_tab: np.uint64  # keyword + "\t"
+    mask1: np.uint64
+    word1: np.uint64
+    word1_tab: np.uint64
+
+
+def _keyword(text: bytes) -> _Keyword:
+    def word(raw: bytes) -> np.uint64:
+        return np.uint64(int.from_bytes(raw, "little"))
+
+    spaced, tabbed = (text + b" ").ljust(16, b"\0"), (text + b"\t").ljust(16, b"\0")
+    mask = (b"\xff" * (len(text) + 1)).ljust(16, b"\0")
+    return _Keyword(
+        text,
+        word(mask[:8]),
+        word(spaced[:8]),
+        word(tabbed[:8]),
+        word(mask[8:]),
+        word(spaced[8:]),
+        word(tabbed[8:]),
+    )
+
+
+# keywords (followed by a space or a tab) by first letter; "STACK CFI INIT" before "STACK CFI"
+_KEYWORD_GROUPS = tuple(
+    tuple((_keyword(text), code) for text, code in group)
+    for group in (
+        ((b"STACK CFI INIT", CFI_INIT), (b"STACK CFI", CFI), (b"STACK WIN", WIN)),
+        ((b"PUBLIC", PUBLIC),),
+        ((b"FUNC", FUNC), (b"FILE", FILE)),
+        ((b"INLINE_ORIGIN", ORIGIN), (b"INLINE", INLINE), (b"INFO", INFO)),
+        ((b"MODULE", MODULE),),
+    )
+)
+_FIRST_BYTE_GROUP = np.zeros(256, dtype=np.int8)
+for _g, _group in enumerate(_KEYWORD_GROUPS, start=1):
+    _FIRST_BYTE_GROUP[_group[0][0].text[0]] = _g
+LEFT_MARGIN = 16
+RIGHT_MARGIN = 16
+
+
+def build_index(data: Any, identity: SymbolIdentity, cancel: CancelToken = NEVER) -> bytearray:
+    """Index `data` (an mmap or bytes of the whole `.sym` file) and return the index image."""
+    builder = _Builder(data, identity.size, cancel)
+    builder.run()
+    return builder.image(identity)
+
+
+class _Chunk(NamedTuple):
+    """The lines of one chunk.
+
+    `c` is the chunk, `base` its offset in the file, `starts`/`ends` the line
+    boundaries in `c` (end = the newline). `ext` is the chunk with margins
+    (`ext[i + shift] == c[i]`): bytes of the neighbouring lines, zeros beyond
+    the file, so that 16-byte loads at a line start never need bounds checks.
+    """
+
+    c: U8
+    ext: U8
+    shift: int
+    base: int
+    starts: I64
+    ends: I64
+
+
+class _Batch(NamedTuple):
+    """Collected lines of one record kind: file offsets and 0-based line numbers."""
+
+    offsets: I64
+    line_numbers: I64
+
+
+class _Builder:
+    def __init__(self, data: Any, size: int, cancel: CancelToken) -> None:
+        self.data = data
+        self.size = size
+        self.cancel = cancel
+        self.a: U8 = np.frombuffer(data, dtype=np.uint8, count=size) if size else np.zeros(0, np.uint8)
+        self.words = _words(self.a)
+        self.lines = 0
+        self.owner = GARBAGE  # class of the last head line seen (carried across chunks)
+        self.damage: dict[DamageKind, int] = {}
+        self.examples: dict[DamageKind, list[tuple[int, str]]] = {}
+        self.repairs: dict[str, int] = {}
+        self.missing_final_newline = False
+        self.old_inline_syntax = False
+        self.info_offsets: list[int] = []
+        self.heads: list[I64] = []
+        self.pending: dict[str, list[_Batch]] = {kind: [] for kind in _INDEXED.values()}
+        # parsed columns, offsets are the file offsets of the record lines
+        self.acc: dict[str, list[npt.NDArray[Any]]] = {
+            f"{kind}_{column}": []
+            for kind, columns in (
+                ("func", ("addr", "size")),
+                ("pub", ("addr",)),
+                ("init", ("addr", "size")),
+                ("win", ("type", "addr", "size")),
+                ("file", ("id",)),
+                ("origin", ("id",)),
+            )
+            for column in (*columns, "off")
+        }
+
+    # ---- the pass over the file ---------------------------------------------
+
+    def run(self) -> None:
+        if self.size == 0:
+            self._note(DamageKind.EMPTY_FILE, 1, "the file is empty")
+            return
+        a, size, pos = self.a, self.size, 0
+        flushed = 0
+        chunks = 0
+        madvise = (
+            self.data.madvise if isinstance(self.data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED") else None
+        )
+        while pos < size:
+            self.cancel.check()
+            end = min(pos + CHUNK_BYTES, size)
+            chunk = a[pos:end]
+            nl = np.flatnonzero(chunk == 10)
+            if end < size:
+                if len(nl) == 0:  # one line longer than a chunk: extend to its end
+                    nxt = self.data.find(b"\n", end)
+                    end = size if nxt < 0 else nxt + 1
+                    chunk = a[pos:end]
+                    nl = np.flatnonzero(chunk == 10)
+                else:
+                    end = pos + int(nl[-1]) + 1
+                    chunk = a[pos:end]
+            ends = nl
+            if end == size and a[size - 1] != 10:
+                self.missing_final_newline = True
+                ends = np.append(ends, np.int64(len(chunk)))
+            starts = np.empty_like(ends)
+            starts[:1] = 0
+            starts[1:] = ends[:-1] + 1
+            ext, shift = _extended(a, pos, end, size)
+            self._classify(_Chunk(chunk, ext, shift, pos, starts, ends))
+            self.lines += len(starts)
+            pos = end
+            chunks += 1
+            if chunks % FLUSH_CHUNKS == 0 or pos >= size:
+                self._parse_pending()
+                if madvise is not None:
+                    # keep the pass from inflating RSS by the file's size: the pages stay in the page cache
+                    lo, hi = flushed & ~(mmap.PAGESIZE - 1), (pos - RIGHT_MARGIN) & ~(mmap.PAGESIZE - 1)
+                    if hi > lo:
+                        madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+                        flushed = hi
+
+    def _classify(self, ch: _Chunk) -> None:
+        c, starts, ends = ch.c, ch.starts, ch.ends
+        length = ends - starts
+        # the first 16 bytes of every line as two little-endian words (bytes of the next lines
+        # where a line is shorter; unaligned loads through a stride-1 view)
+        words = _words(ch.ext)
+        w0 = words[starts + ch.shift]
+        w1 = words[starts + (ch.shift + 8)]
+        b0 = (w0 & np.uint64(0xFF)).astype(np.uint8)
+        cls = np.where(_IS_HEX[b0], np.int8(LINE), np.int8(GARBAGE))
+        cls[length == 0] = BLANK
+        group = _FIRST_BYTE_GROUP[b0]
+        by_group, group_bounds = _rows_by_value(group, len(_KEYWORD_GROUPS) + 1)
+        for g, keywords in enumerate(_KEYWORD_GROUPS, start=1):
+            idx = by_group[group_bounds[g] : group_bounds[g + 1]]
+            if len(idx) == 0:
+                continue
+            x0, x1 = w0[idx], w1[idx]
+            undecided = np.ones(len(idx), dtype=bool)
+            for kw, code in keywords:
+                m0 = x0 & kw.mask0
+                hit = (m0 == kw.word0) | (m0 == kw.word0_tab)
+                if kw.mask1:
+                    m1 = x1 & kw.mask1
+                    hit &= (m1 == kw.word1) | (m1 == kw.word1_tab)
+                hit &= undecided
+                cls[idx[hit]] = code
+                undecided &= ~hit
+        for i in np.flatnonzero(b0 == 13).tolist():
+            if cls[i] == GARBAGE and not bytes(c[starts[i] : ends[i]]).strip(b"\r"):
+                cls[i] = BLANK  # only '\r's: an empty line (`\r*\n`)
+        present = np.bincount(cls, minlength=16)
+        empty = np.zeros(0, dtype=np.int64)
+
+        def rows(code: int) -> I64:
+            return np.flatnonzero(cls == code) if present[code] else empty
+
+        # a sub-line belongs to the last head line before it (carried over from the previous chunk)
+        is_head = _HEAD[cls]
+        heads = np.flatnonzero(is_head)
+        if len(rows(LINE)) + len(rows(INLINE)) + len(rows(CFI)):
+            heads_before = np.cumsum(is_head, dtype=np.int32)
+            head_classes = np.concatenate(([np.int8(self.owner)], cls[heads]))
+            for code, expected, kind, reason in (
+                (LINE, FUNC, DamageKind.ORPHAN_LINE, "line record outside a FUNC"),
+                (INLINE, FUNC, DamageKind.ORPHAN_INLINE, "INLINE outside a FUNC"),
+                (CFI, CFI_INIT, DamageKind.ORPHAN_STACK_CFI, "STACK CFI row outside a STACK CFI INIT block"),
+            ):
+                subs = rows(code)
+                if len(subs):
+                    wrong = head_classes[heads_before[subs]] != expected
+                    if wrong.any():
+                        self._damage_at(subs[wrong], kind, reason)
+        if len(heads):
+            self.owner = int(cls[heads[-1]])
+            self.heads.append(ch.base + starts[heads])
+
+        first_line = self.lines == 0
+        if first_line and cls[0] != MODULE:
+            self._note(DamageKind.NO_MODULE_LINE, 1, "the first line is not a MODULE record")
+        self._damage_at(rows(GARBAGE), DamageKind.UNKNOWN_RECORD, "unrecognised line", ch)
+        for i in rows(MODULE).tolist():
+            if first_line and i == 0:
+                parsed = line_parser.parse_module(bytes(c[starts[0] : ends[0]]))
+                if isinstance(parsed, str):
+                    self._note(DamageKind.BAD_MODULE, 1, parsed)
+            else:
+                self._note(
+                    DamageKind.MODULE_NOT_FIRST, self.lines + i + 1, "MODULE line after the first line"
+                )
+        if len(self.info_offsets) < MAX_INFO_LINES:
+            infos = rows(INFO)[: MAX_INFO_LINES - len(self.info_offsets)]
+            self.info_offsets.extend((ch.base + starts[infos]).tolist())
+        for code, record_kind in _INDEXED.items():
+            idx = rows(code)
+            if len(idx):
+                self.pending[record_kind].append(_Batch(ch.base + starts[idx], self.lines + idx))
+
+    # ---- the records the index keeps ---------------------------------------
+
+    def _parse_pending(self) -> None:
+        """Parse the fields of every collected record line (in batches, see the module docstring)."""
+        limit = self.size - TAIL_BYTES
+        for kind, batches in self.pending.items():
+            if not batches:
+                continue
+            offsets = np.concatenate([b.offsets for b in batches])
+            line_numbers = np.concatenate([b.line_numbers for b in batches])
+            batches.clear()
+            near_end = offsets > limit
+            if near_end.any():
+                self._scalar(kind, offsets[near_end], line_numbers[near_end])
+                offsets, line_numbers = offsets[~near_end], line_numbers[~near_end]
+            if len(offsets):
+                getattr(self, f"_parse_{kind}")(offsets, line_numbers)
+
+    def _parse_func(self, off: I64, ln: I64) -> None:
+        fs = _skip_m_flag(self.words, off + 5)
+        ok, (addr, size, _param), _ = _fields(self.words, fs, (16, 8, 8))
+        self._keep("func", off[ok], addr=addr[ok], size=size[ok])
+        self._scalar("func", off[~ok], ln[~ok])
+
+    def _parse_pub(self, off: I64, ln: I64) -> None:
+        fs = _skip_m_flag(self.words, off + 7)
+        ok, (addr, _param), _ = _fields(self.words, fs, (16, 8))
+        self._keep("pub", off[ok], addr=addr[ok])
+        self._scalar("pub", off[~ok], ln[~ok])
+
+    def _parse_init(self, off: I64, ln: I64) -> None:
+        ok, (addr, size), _ = _fields(self.words, off + 15, (16, 8))
+        self._keep("init", off[ok], addr=addr[ok], size=size[ok])
+        self._scalar("init", off[~ok], ln[~ok])
+
+    def _parse_win(self, off: I64, ln: I64) -> None:
+        ok, values, _ = _fields(self.words, off + 10, (1, 16, 8, 8, 8, 8, 8, 8, 8, -1))
+        wtype, addr, size, has_program = values[0], values[1], values[2], values[9]
+        consistent = (wtype == 4) == (has_program == 1)
+        mismatch = ln[ok & ~consistent]
+        if len(mismatch):
+            kind = DamageKind.STACK_WIN_TYPE_MISMATCH
+            self.damage[kind] = self.damage.get(kind, 0) + len(mismatch)
+            for line_number in mismatch[:MAX_EXAMPLES_PER_KIND].tolist():
+                self._example(kind, line_number + 1, "type and flag disagree")
+        keep = ok & consistent
+        self._keep("win", off[keep], type=wtype[keep], addr=addr[keep], size=size[keep])
+        self._scalar("win", off[~ok], ln[~ok])
+
+    def _parse_file(self, off: I64, ln: I64) -> None:
+        ok, (file_id,), _ = _fields(self.words, off + 5, (-10,))
+        self._keep("file", off[ok], id=file_id[ok])
+        self._scalar("file", off[~ok], ln[~ok])
+
+    def _parse_origin(self, off: I64, ln: I64) -> None:
+        ok, (origin_id,), rest = _fields(self.words, off + 14, (-10,))
+        # A digit or '-' right after "<id> " may start an old-syntax file id (and a newline means
+        # an empty name): the scalar grammar decides those lines, as it does all irregular ones.
+        nxt = (self.words[rest] & np.uint64(0xFF)).astype(np.uint8)
+        ok &= (_HEX[nxt] > 9) & (nxt != ord("-")) & (nxt != 10) & (nxt != 13) & (nxt != 32) & (nxt != 9)
+        self._keep("origin", off[ok], id=origin_id[ok])
+        self._scalar("origin", off[~ok], ln[~ok])
+
+    def _scalar(self, kind: str, offsets: I64, line_numbers: I64) -> None:
+        """Lines the vectorised parser could not read: the grammar decides; damaged ones are counted."""
+        for offset, line_number in zip(offsets.tolist(), line_numbers.tolist(), strict=True):
+            raw = _line_at(self.data, offset, self.size)
+            for r in self._valid(kind, raw, line_number + 1):
+                if kind == "func":
+                    self._keep1(kind, offset, addr=r.address, size=r.size)
+                elif kind == "pub":
+                    self._keep1(kind, offset, addr=r.address)
+                elif kind == "init":
+                    self._keep1(kind, offset, addr=r[0], size=r[1])
+                elif kind == "win":
+                    if r.consistent:
+                        self._keep1(kind, offset, type=int(r.type_char, 16), addr=r.address, size=r.size)
+                    else:
+                        self._note(
+                            DamageKind.STACK_WIN_TYPE_MISMATCH, line_number + 1, "type and flag disagree"
+                        )
+                elif kind == "file":
+                    self._keep1(kind, offset, id=r[0])
+                else:
+                    self.old_inline_syntax |= r.old_syntax
+                    self._keep1(kind, offset, id=r.origin_id)
+
+    def _valid(self, kind: str, raw: bytes, line_number: int) -> Iterator[Any]:
+        parse, damage = _SCALAR[kind]
+        parsed = parse(raw)
+        if isinstance(parsed, str):
+            self._note(damage, line_number, parsed)
+        else:
+            yield parsed
+
+    # ---- accumulation helpers ----------------------------------------------
+
+    def _keep(self, kind: str, offsets: I64, **columns: npt.NDArray[Any]) -> None:
+        if len(offsets) == 0:
+            return
+        self.acc[f"{kind}_off"].append(offsets.astype(np.uint64))
+        for name, values in columns.items():
+            self.acc[f"{kind}_{name}"].append(values.astype(np.uint64))
+
+    def _keep1(self, kind: str, offset: int, **columns: int) -> None:
+        self.acc[f"{kind}_off"].append(np.array([offset], dtype=np.uint64))
+        for name, value in columns.items():
+            self.acc[f"{kind}_{name}"].append(np.array([value], dtype=np.uint64))
+
+    def _note(self, kind: DamageKind, line_number: int, reason: str) -> None:
+        self.damage[kind] = self.damage.get(kind, 0) + 1
+        self._example(kind, line_number, reason)
+
+    def _example(self, kind: DamageKind, line_number: int, reason: str) -> None:
+        examples = self.examples.setdefault(kind, [])
+        if len(examples) < MAX_EXAMPLES_PER_KIND:
+            examples.append((line_number, reason))
+
+    def _damage_at(self, rows: I64, kind: DamageKind, reason: str, quote: _Chunk | None = None) -> None:
+        """Count chunk lines `rows` as damaged; `quote` names their first bytes in the examples."""
+        if len(rows) == 0:
+            return
+        self.damage[kind] = self.damage.get(kind, 0) + len(rows)
+        for i in rows[:MAX_EXAMPLES_PER_KIND].tolist():
+            text = reason
+            if quote is not None:
+                c, starts, ends = quote.c, quote.starts, quote.ends
+                head = bytes(c[starts[i] : min(ends[i], starts[i] + 24)]).decode("utf-8", "replace")
+                text = f"{reason}: {head!r}"
+            self._example(kind, self.lines + i + 1, text)
+
+    def _column(self, name: str) -> U64:
+        parts = self.acc[name]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+
+    def _repair(self, what: str, n: int) -> None:
+        if n:
+            self.repairs[what] = self.repairs.get(what, 0) + n
+
+    # ---- rust-minidump's rules over whole arrays -----------------------------
+
+    def image(self, identity: SymbolIdentity) -> bytearray:
+        heads = np.concatenate(self.heads).astype(np.uint64) if self.heads else np.zeros(0, dtype=np.uint64)
+        f_start, f_end, f_off = self._ranges(
+            "FUNC", self._column("func_addr"), self._column("func_size"), self._column("func_off")
+        )
+        c_start, c_end, c_off = self._ranges(
+            "STACK CFI INIT", self._column("init_addr"), self._column("init_size"), self._column("init_off")
+        )
+        p_addr, p_off = self._publics_by_address()
+        w = self._stack_win_maps()
+        file_id, file_off = self._last_by_id("FILE", self._column("file_id"), self._column("file_off"))
+        origin_id, origin_off = self._last_by_id(
+            "INLINE_ORIGIN", self._column("origin_id"), self._column("origin_off")
+        )
+        examples = sorted(
+            [line, kind.name, reason] for kind, items in self.examples.items() for line, reason in items
+        )
+        summary = {
+            "lines": self.lines,
+            "damage": {k.name: v for k, v in self.damage.items() if v},
+            "examples": examples,
+            "missing_final_newline": self.missing_final_newline,
+            "old_inline_syntax": self.old_inline_syntax,
+            "repairs": self.repairs,
+        }
+        sections: list[tuple[Section, int, Any]] = [
+            (Section.FUNC_START, 8, _raw(f_start)),
+            (Section.FUNC_END, 8, _raw(f_end)),
+            (Section.FUNC_OFFSET, 8, _raw(f_off)),
+            (Section.FUNC_BLOCK_END, 8, _raw(_block_ends(heads, f_off, self.size))),
+            (Section.PUBLIC_ADDRESS, 8, _raw(p_addr)),
+            (Section.PUBLIC_OFFSET, 8, _raw(p_off)),
+            (Section.CFI_START, 8, _raw(c_start)),
+            (Section.CFI_END, 8, _raw(c_end)),
+            (Section.CFI_OFFSET, 8, _raw(c_off)),
+            (Section.CFI_BLOCK_END, 8, _raw(_block_ends(heads, c_off, self.size))),
+            (Section.WIN4_START, 8, _raw(w[4][0])),
+            (Section.WIN4_END, 8, _raw(w[4][1])),
+            (Section.WIN4_OFFSET, 8, _raw(w[4][2])),
+            (Section.WIN0_START, 8, _raw(w[0][0])),
+            (Section.WIN0_END, 8, _raw(w[0][1])),
+            (Section.WIN0_OFFSET, 8, _raw(w[0][2])),
+            (Section.FILE_ID, 8, _raw(file_id)),
+            (Section.FILE_OFFSET, 8, _raw(file_off)),
+            (Section.ORIGIN_ID, 8, _raw(origin_id)),
+            (Section.ORIGIN_OFFSET, 8, _raw(origin_off)),
+            (Section.INFO_OFFSET, 8, _raw(np.array(self.info_offsets, dtype=np.uint64))),
+            (Section.SUMMARY, 1, summary_json(summary)),
+        ]
+        return pack_image(identity, sections)
+
+    def _ranges(self, what: str, start: U64, size: U64, off: U64) -> tuple[U64, U64, U64]:
+        """rust-minidump's `into_rangemap_safe`: sort by (start, end), drop empty and overlapping ranges."""
+        end = start + size  # wraps on overflow
+        valid = (size > 0) & (end > start)
+        self._repair(f"{what} with zero size or overflowing range dropped", int(len(start) - valid.sum()))
+        start, end, off = start[valid], end[valid], off[valid]
+        order = _sort_order(start, end, off)
+        if order is not None:
+            start, end, off = start[order], end[order], off[order]
+        keep = _first_of_overlaps(start, end)
+        self._repair(f"{what} overlapping an earlier range dropped", int(len(keep) - keep.sum()))
+        return start[keep], end[keep], off[keep]
+
+    def _publics_by_address(self) -> tuple[U64, U64]:
+        addr, off = self._column("pub_addr"), self._column("pub_off")
+        order = _sort_order(addr, off)
+        if order is not None:
+            addr, off = addr[order], off[order]
+        if len(addr) < 2:
+            return addr, off
+        same = addr[1:] == addr[:-1]
+        if not same.any():
+            return addr, off
+        # several PUBLICs at one address: rust-minidump sorts them by (address, name, parameter size)
+        # and its reverse scan takes the last one
+        last_of_group = np.ones(len(addr), dtype=bool)
+        last_of_group[:-1] = ~same
+        chosen = off.copy()
+        group_starts = np.flatnonzero(np.concatenate(([True], ~same)))
+        group_ends = np.append(group_starts[1:], len(addr))
+        for g0, g1 in zip(group_starts.tolist(), group_ends.tolist(), strict=True):
+            if g1 - g0 < 2:
+                continue
+            best_key: tuple[bytes, int] | None = None
+            best_off = int(off[g0])
+            for o in off[g0:g1].tolist():
+                key = line_parser.public_sort_key(_line_at(self.data, o, self.size))
+                if key is not None and (best_key is None or key >= best_key):
+                    best_key, best_off = key, o
+            chosen[g1 - 1] = best_off
+        self._repair("PUBLIC sharing an address with another", int(len(addr) - last_of_group.sum()))
+        return addr[last_of_group], chosen[last_of_group]
+
+    def _stack_win_maps(self) -> dict[int, tuple[U64, U64, U64]]:
+        wtype, addr, size, off = (self._column(f"win_{k}") for k in ("type", "addr", "size", "off"))
+        order = np.argsort(off, kind="stable")  # file order
+        wtype, addr, size, off = wtype[order], addr[order], size[order], off[order]
+        self._repair(
+            "STACK WIN of a type other than 0 and 4 ignored", int(((wtype != 0) & (wtype != 4)).sum())
+        )
+        result = {}
+        for t in (4, 0):
+            sel = wtype == t
+            a, z, o = addr[sel], size[sel], off[sel]
+            e = a + z
+            valid = (z > 0) & (e > a)
+            self._repair("STACK WIN with zero size or overflowing range dropped", int(len(a) - valid.sum()))
+            a, e, o = a[valid], e[valid], o[valid]
+            a, e, o = self._stack_win_truncate(a, e, o)
+            order2 = _sort_order(a, e, o)
+            if order2 is not None:
+                a, e, o = a[order2], e[order2], o[order2]
+            keep = _first_of_overlaps(a, e)
+            self._repair("STACK WIN overlapping an earlier range dropped", int(len(keep) - keep.sum()))
+            result[t] = (a[keep], e[keep], o[keep])
+        return result
+
+    def _stack_win_truncate(self, a: U64, e: U64, o: U64) -> tuple[U64, U64, U64]:
+        """rust-minidump's insert_win_stack_info, in file order: a record overlapping the one before
+        and starting after it truncates that one; one starting at or before it is dropped (unless
+        it has the very same range)."""
+        if len(a) < 2:
+            return a, e, o
+        inter = (a[1:] < e[:-1]) & (a[:-1] < e[1:])
+        later = a[1:] > a[:-1]
+        identical = (a[1:] == a[:-1]) & (e[1:] == e[:-1])
+        if not (inter & ~later & ~identical).any():
+            cut = inter & later
+            e = e.copy()
+            e[:-1][cut] = a[1:][cut]
+            self._repair("STACK WIN truncated by the next record", int(cut.sum()))
+            return a, e, o
+        pushed: list[list[int]] = []
+        truncated = dropped = 0
+        for ai, ei, oi in zip(a.tolist(), e.tolist(), o.tolist(), strict=True):
+            if pushed:
+                last = pushed[-1]
+                if ai < last[1] and last[0] < ei:
+                    if ai > last[0]:
+                        last[1] = ai
+                        truncated += 1
+                    elif (last[0], last[1]) != (ai, ei):
+                        dropped += 1
+                        continue
+            pushed.append([ai, ei, oi])
+        self._repair("STACK WIN truncated by the next record", truncated)
+        self._repair("STACK WIN overlapping the record before dropped", dropped)
+        cols = np.array(pushed, dtype=np.uint64).reshape(-1, 3)
+        return cols[:, 0].copy(), cols[:, 1].copy(), cols[:, 2].copy()
+
+    def _last_by_id(self, what: str, ids: U64, off: U64) -> tuple[U64, U64]:
+        """rust-minidump keeps FILE and INLINE_ORIGIN in a HashMap: the last record of an id wins."""
+        order = np.argsort(off, kind="stable")[::-1]
+        ids_r, off_r = ids[order], off[order]
+        unique, first = np.unique(ids_r, return_index=True)
+        self._repair(f"{what} with a repeated id (the last one is used)", int(len(ids) - len(unique)))
+        return unique.astype(np.uint64), off_r[first]
+
+
+_SCALAR: dict[str, tuple[Callable[[bytes], Any], DamageKind]] = {
+    "func": (line_parser.parse_func, DamageKind.BAD_FUNC),
+    "pub": (line_parser.parse_public, DamageKind.BAD_PUBLIC),
+    "init": (line_parser.parse_stack_cfi_init, DamageKind.BAD_STACK_CFI_INIT),
+    "win": (line_parser.parse_stack_win, DamageKind.BAD_STACK_WIN),
+    "file": (line_parser.parse_file, DamageKind.BAD_FILE),
+    "origin": (line_parser.parse_inline_origin, DamageKind.BAD_INLINE_ORIGIN),
+}
+
+
+# ---- whole-array helpers --------------------------------------------------------
+
+
+def _raw(arr: npt.NDArray[Any]) -> U64:
+    contiguous: U64 = np.ascontiguousarray(arr, dtype=np.uint64)
+    return contiguous
+
+
+def _line_at(data: Any, offset: int, size: int) -> bytes:
+    end = data.find(b"\n", offset)
+    return bytes(data[offset : size if end < 0 else end])
+
+
+def _rows_by_value(values: npt.NDArray[np.int8], n_values: int) -> tuple[I64, I64]:
+    """Row numbers grouped by value (ascending within a value) and the bounds of each value's group."""
+    order: I64 = np.argsort(values, kind="stable")
+    bounds = np.zeros(n_values + 1, dtype=np.int64)
+    np.cumsum(np.bincount(values, minlength=n_values), out=bounds[1:])
+    return order, bounds
+
+
+def _words(buf: U8) -> U64:
+    """`buf` as overlapping little-endian u64s: element i is the 8 bytes at buf[i] (an unaligned load)."""
+    return np.ndarray(shape=(max(len(buf) - 7, 0),), dtype="<u8", buffer=buf, strides=(1,))
+
+
+def _extended(a: U8, pos: int, end: int, size: int) -> tuple[U8, int]:
+    """`a[pos:end]` with LEFT_MARGIN bytes before and RIGHT_MARGIN after (zeros beyond the file)."""
+    lo, hi = pos - LEFT_MARGIN, end + RIGHT_MARGIN
+    if lo >= 0 and hi <= size:
+        return a[lo:hi], LEFT_MARGIN
+    ext = np.zeros(hi - lo, dtype=np.uint8)
+    ext[max(lo, 0) - lo : min(hi, size) - lo] = a[max(lo, 0) : min(hi, size)]
+    return ext, LEFT_MARGIN
+
+
+def _sort_order(*keys_major_first: U64) -> I64 | None:
+    """Stable order by the keys (first one most significant), or None when already in order."""
+    first = keys_major_first[0]
+    if len(first) < 2 or bool((first[1:] > first[:-1]).all()):
+        return None
+    order: I64 = np.lexsort(keys_major_first[::-1])
+    return order
+
+
+def _block_ends(heads: U64, offsets: U64, size: int) -> U64:
+    """For record lines at `offsets`: the offset of the next head line (or the file size)."""
+    nxt = np.searchsorted(heads, offsets, side="right")
+    padded = np.append(heads, np.uint64(size))
+    ends: U64 = padded[nxt]
+    return ends
+
+
+def _first_of_overlaps(start: U64, end: U64) -> Mask:
+    """Ranges sorted by (start, end): keep a range only if it starts at or after the end of the
+    last kept one. Vectorised for ranges that overlap nothing before them; a Python loop decides
+    the (few) others in order."""
+    n = len(start)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    reach = np.empty(n, dtype=np.uint64)
+    reach[0] = 0
+    if n > 1:
+        np.maximum.accumulate(end[:-1], out=reach[1:])
+    keep = start >= reach
+    keep[0] = True
+    suspects = np.flatnonzero(~keep).tolist()
+    if suspects:
+        last_end = 0
+        previous = -2
+        for i in suspects:
+            if i - 1 != previous:  # the range just before is certainly kept
+                last_end = int(end[i - 1])
+            if int(start[i]) >= last_end:
+                keep[i] = True
+                last_end = int(end[i])
+            previous = i
+    return keep
+
+
+# ---- SWAR field parsing -----------------------------------------------------------
+#
+# Each u64 holds 8 consecutive bytes of a line, the first byte in the lowest 8 bits.
+
+_U = np.uint64
+_ONES = _U(0x0101010101010101)
+_HIGH = _U(0x8080808080808080)
+_LOW7 = _U(0x7F7F7F7F7F7F7F7F)
+_SPACES = _U(0x2020202020202020)
+_NIBBLE = _U(0x0F0F0F0F0F0F0F0F)
+_BYTE_INDEX = _U(0x0001020304050607)
+#: _KEEP[n]: the n lowest bytes (the first n characters)
+_KEEP = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+
+
+def _zero_bytes(x: U64) -> U64:
+    """The high bit of every byte of x that is zero (exact: no carries between bytes)."""
+    return ~(((x & _LOW7) + _LOW7) | x | _LOW7)
+
+
+def _first_marked_byte(marks: U64) -> I64:
+    """Index (0–7) of the lowest byte whose high bit is set in `marks`; 8 when none is."""
+    lowest = marks & (~marks + _U(1))
+    index = (((lowest >> _U(7)) * _BYTE_INDEX) >> _U(56)).astype(np.int64)
+    result: I64 = np.where(marks == 0, 8, index)
+    return result
+
+
+def _at_least(x: U64, c: int) -> U64:
+    """High bit of every byte >= c, for x with the high bit of every byte set."""
+    return (x - _U(c) * _ONES) & _HIGH
+
+
+def _hex_digits(x: U64) -> U64:
+    """The high bit of every byte of x that is an ASCII hex digit."""
+    hx = x | _HIGH
+    digit = _at_least(hx, 0x30) & ~_at_least(hx, 0x3A)
+    folded = hx | (_ONES * _U(0x20))
+    letter = _at_least(folded, 0x61) & ~_at_least(folded, 0x67)
+    return (digit | letter) & ~x & _HIGH
+
+
+def _dec_digits(x: U64) -> U64:
+    hx = x | _HIGH
+    return _at_least(hx, 0x30) & ~_at_least(hx, 0x3A) & ~x & _HIGH
+
+
+def _hex8(x: U64, n: I64) -> tuple[U64, Mask]:
+    """The first n (0–8) characters of x as a hex number, and whether they are all hex digits."""
+    keep = _KEEP[n]
+    ok = (_hex_digits(x) & keep) == (keep & _HIGH)
+    nibbles = ((x & _NIBBLE) + ((x >> _U(6)) & _ONES) * _U(9)) & keep
+    nibbles = nibbles << (_U(8) * (_U(8) - n.astype(np.uint64)))  # right-align: leading zeros
+    t = ((nibbles << _U(4)) | (nibbles >> _U(8))) & _U(0x00FF00FF00FF00FF)
+    t = ((t << _U(8)) | (t >> _U(16))) & _U(0x0000FFFF0000FFFF)
+    return ((t << _U(16)) | (t >> _U(32))) & _U(0xFFFFFFFF), ok
+
+
+def _dec8(x: U64, n: I64) -> tuple[U64, Mask]:
+    """The first n (0–8) characters of x as a decimal number, and whether they are all digits."""
+    keep = _KEEP[n]
+    ok = (_dec_digits(x) & keep) == (keep & _HIGH)
+    digits = ((x & keep) | (_ONES * _U(0x30) & ~keep)) - _ONES * _U(0x30)
+    digits = digits << (_U(8) * (_U(8) - n.astype(np.uint64)))
+    t = (digits * _U(10) + (digits >> _U(8))) & _U(0x00FF00FF00FF00FF)
+    t = (t * _U(100) + (t >> _U(16))) & _U(0x0000FFFF0000FFFF)
+    return (t * _U(10000) + (t >> _U(32))) & _U(0xFFFFFFFF), ok
+
+
+def _skip_m_flag(words: U64, fs: I64) -> I64:
+    """Move past an `m ` ("multiple") flag where there is one."""
+    is_m = (words[fs] & _U(0xFFFF)) == _U(0x206D)
+    shifted: I64 = fs + 2 * is_m.astype(np.int64)
+    return shifted
+
+
+def _fields(words: U64, fs: I64, specs: tuple[int, ...]) -> tuple[Mask, list[U64], I64]:
+    """Parse the first fields of many lines at once; `fs` is where field 0 starts.
+
+    `specs` gives each field's maximum number of digits: 16 or 8 (hex), 1
+    (one hex digit), -1 (one decimal digit) or -10 (decimal, fitting u32).
+    Fields must be separated by exactly one space, and each must be followed
+    by one (something always follows: a name, rule text or a program string).
+    A field running into the end of its line contains the newline and so is
+    not valid. Returns the mask of lines whose fields are all valid, the
+    values (meaningless elsewhere) and where the text after the fields starts.
+    """
+    n = len(fs)
+    ok = np.ones(n, dtype=bool)
+    values: list[U64] = []
+    for spec in specs:
+        if spec in (1, -1):
+            x = words[fs]
+            first = x & _U(0xFF)
+            digit = _hex_digits(x) if spec == 1 else _dec_digits(x)
+            ok &= ((digit & _U(0x80)) != 0) & (((x >> _U(8)) & _U(0xFF)) == _U(32))
+            values.append(np.where(first <= _U(0x39), first - _U(0x30), (first | _U(0x20)) - _U(0x57)))
+            fs = fs + 2
+            continue
+        width = abs(spec)
+        lo = words[fs]
+        space_lo = _zero_bytes(lo ^ _SPACES)
+        p = _first_marked_byte(space_lo)
+        # the second (and third) word only where the first holds no space: few lines have long fields
+        hi = np.zeros_like(lo)
+        long_rows = np.flatnonzero(p == 8)
+        if len(long_rows):
+            hi[long_rows] = words[fs[long_rows] + 8]
+            p_hi = 8 + _first_marked_byte(_zero_bytes(hi[long_rows] ^ _SPACES))
+            if width == 16:
+                longer = p_hi == 16
+                if longer.any():
+                    top = words[fs[long_rows[longer]] + 16]
+                    p_hi[longer] = 16 + _first_marked_byte(_zero_bytes(top ^ _SPACES))
+            p[long_rows] = p_hi
+        ok &= (p >= 1) & (p <= width)
+        length = np.clip(p, 0, width)
+        first_n = np.minimum(length, 8)
+        rest_n = length - first_n
+        if spec < 0:  # decimal, up to 10 digits
+            v_lo, ok_lo = _dec8(lo, first_n)
+            v_hi, ok_hi = _dec8(hi, rest_n)
+            value = v_lo * _POW10[rest_n] + v_hi
+            ok &= value <= _U(0xFFFF_FFFF)
+        else:
+            v_lo, ok_lo = _hex8(lo, first_n)
+            v_hi, ok_hi = _hex8(hi, rest_n)
+            value = (v_lo << (_U(4) * rest_n.astype(np.uint64))) | v_hi
+        ok &= ok_lo & ok_hi
+        values.append(value)
+        fs = np.where(ok, fs + p + 1, fs)  # keep failed lines' loads inside the line
+    return ok, values, fs
+
+
+_POW10 = np.array([10**i for i in range(20)], dtype=np.uint64)

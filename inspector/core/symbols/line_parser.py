@@ -1,0 +1,272 @@
+"""The grammar of single Breakpad symbol-file lines, as rust-minidump parses them.
+
+Each `parse_*` takes one line as bytes (without its `\\n`; trailing `\\r`s are
+allowed, as rust-minidump's end-of-line accepts `\\r*\\n`) and returns the
+parsed fields, or a reason string when the line is malformed. These are the
+reference for what a valid line is: the vectorised index builder handles the
+common, regular spelling itself and sends every other line here.
+
+Grammar facts (breakpad-symbols `sym_file/parser.rs`):
+* fields are separated by runs of spaces or tabs;
+* addresses are 1–16 hex digits, sizes and parameter sizes 1–8 hex digits,
+  line numbers and ids 1–10 decimal digits fitting in u32;
+* `FUNC`/`PUBLIC` may carry an `m` ("multiple") flag before the address;
+* a name is the rest of the line and may contain spaces (it may be empty).
+
+Where rust-minidump only knows the new INLINE syntax, the old one is detected
+as Breakpad does (`basic_source_line_resolver.cc`): an `INLINE_ORIGIN` whose
+second field is a number has a file id before the name; an `INLINE` with an
+odd number of fields after the keyword has no call-site file id.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from inspector.core.symbols.records import (
+    FunctionRecord,
+    ModuleRecord,
+    PublicRecord,
+    StackWinType,
+)
+
+U32_MAX = 0xFFFF_FFFF
+U64_MAX = 0xFFFF_FFFF_FFFF_FFFF
+
+_S = rb"[ \t]+"
+_HEX64 = rb"([0-9A-Fa-f]{1,16})"
+_HEX32 = rb"([0-9A-Fa-f]{1,8})"
+_DEC32 = rb"([0-9]{1,10})"
+_REST = rb"(.*?)\r*"
+
+_MODULE = re.compile(
+    rb"MODULE" + _S + rb"([^ \t]+)" + _S + rb"([^ \t]+)" + _S + rb"([0-9A-Fa-f]+)" + _S + _REST, re.S
+)
+_INFO = re.compile(rb"INFO" + _S + _REST, re.S)
+_FILE = re.compile(rb"FILE" + _S + _DEC32 + _S + _REST, re.S)
+_INLINE_ORIGIN = re.compile(rb"INLINE_ORIGIN" + _S + _DEC32 + _S + _REST, re.S)
+_OLD_ORIGIN_REST = re.compile(rb"(-?[0-9]*)[ \t]+" + _REST, re.S)
+_FUNC = re.compile(
+    rb"FUNC" + _S + rb"(?:(m)" + _S + rb")?" + _HEX64 + _S + _HEX32 + _S + _HEX32 + _S + _REST, re.S
+)
+_PUBLIC = re.compile(rb"PUBLIC" + _S + rb"(?:(m)" + _S + rb")?" + _HEX64 + _S + _HEX32 + _S + _REST, re.S)
+_LINE = re.compile(_HEX64 + _S + _HEX32 + _S + _DEC32 + _S + _DEC32 + rb"\r*")
+_CFI_INIT = re.compile(rb"STACK CFI INIT" + _S + _HEX64 + _S + _HEX32 + _S + _REST, re.S)
+_CFI = re.compile(rb"STACK CFI" + _S + _HEX64 + _S + _REST, re.S)
+_WIN = re.compile(
+    rb"STACK WIN" + _S + rb"([0-9A-Fa-f])" + _S + _HEX64 + _S + (_HEX32 + _S) * 7 + rb"([0-9])" + _S + _REST,
+    re.S,
+)
+_DECIMAL = re.compile(rb"[0-9]{1,10}")
+_SIGNED_DECIMAL = re.compile(rb"-?[0-9]{1,10}")
+_HEX64_ONLY = re.compile(rb"[0-9A-Fa-f]{1,16}")
+_HEX32_ONLY = re.compile(rb"[0-9A-Fa-f]{1,8}")
+
+
+def text(raw: bytes) -> str:
+    """Decode a name or path as UTF-8, replacing invalid bytes (never raises)."""
+    return raw.decode("utf-8", "replace")
+
+
+def strip_eol(line: bytes) -> bytes:
+    """The line without trailing `\\r`s."""
+    return line.rstrip(b"\r")
+
+
+def _u32(raw: bytes) -> int | None:
+    value = int(raw)
+    return value if value <= U32_MAX else None
+
+
+def parse_module(line: bytes) -> ModuleRecord | str:
+    m = _MODULE.fullmatch(line)
+    if m is None:
+        return "expected MODULE <os> <cpu> <debug id> <debug file>"
+    return ModuleRecord(text(m[1]), text(m[2]), text(m[3]), text(m[4]))
+
+
+@dataclass(frozen=True, slots=True)
+class InfoLine:
+    key: str  # "CODE_ID", "GENERATOR", "URL" or another word
+    value: str  # the rest of the line after the key
+
+
+def parse_info(line: bytes) -> InfoLine | str:
+    m = _INFO.fullmatch(line)
+    if m is None:
+        return "expected INFO <key> <value>"
+    rest = text(m[1])
+    key, _, value = rest.partition(" ")
+    return InfoLine(key, value.strip(" \t"))
+
+
+def parse_file(line: bytes) -> tuple[int, str] | str:
+    m = _FILE.fullmatch(line)
+    if m is None or (file_id := _u32(m[1])) is None:
+        return "expected FILE <id> <name>"
+    return file_id, text(m[2])
+
+
+@dataclass(frozen=True, slots=True)
+class InlineOriginLine:
+    origin_id: int
+    name: str
+    old_syntax: bool
+    file_id: int | None  # only in the old syntax
+
+
+def parse_inline_origin(line: bytes) -> InlineOriginLine | str:
+    m = _INLINE_ORIGIN.fullmatch(line)
+    if m is None or (origin_id := _u32(m[1])) is None:
+        return "expected INLINE_ORIGIN <id> [<file id>] <name>"
+    rest = m[2]
+    first = rest.split(b" ", 1)[0]
+    if first and all(48 <= c <= 57 or (c == 45 and i == 0) for i, c in enumerate(first)):
+        # Breakpad: a numeric second field means the old syntax `<id> <file id> <name>`
+        old = _OLD_ORIGIN_REST.fullmatch(rest)
+        if old is None or not _SIGNED_DECIMAL.fullmatch(old[1]):
+            return "old-syntax INLINE_ORIGIN without a name"
+        return InlineOriginLine(origin_id, text(old[2]), True, int(old[1]))
+    return InlineOriginLine(origin_id, text(rest), False, None)
+
+
+def parse_func(line: bytes) -> FunctionRecord | str:
+    m = _FUNC.fullmatch(line)
+    if m is None:
+        return "expected FUNC [m] <address> <size> <parameter size> <name>"
+    return FunctionRecord(int(m[2], 16), int(m[3], 16), int(m[4], 16), text(m[5]), m[1] is not None)
+
+
+def parse_public(line: bytes) -> PublicRecord | str:
+    m = _PUBLIC.fullmatch(line)
+    if m is None:
+        return "expected PUBLIC [m] <address> <parameter size> <name>"
+    return PublicRecord(int(m[2], 16), int(m[3], 16), text(m[4]), m[1] is not None)
+
+
+def public_sort_key(line: bytes) -> tuple[bytes, int] | None:
+    """rust-minidump's tie-break between PUBLICs at one address: (name bytes, parameter size)."""
+    m = _PUBLIC.fullmatch(line)
+    return None if m is None else (m[4], int(m[3], 16))
+
+
+def parse_line_record(line: bytes) -> tuple[int, int, int, int] | str:
+    """`<address> <size> <line> <file id>` → (address, size, line, file id)."""
+    m = _LINE.fullmatch(line)
+    if m is None:
+        return "expected <address> <size> <line> <file id>"
+    line_no, file_id = _u32(m[3]), _u32(m[4])
+    if line_no is None or file_id is None:
+        return "line or file id does not fit in 32 bits"
+    return int(m[1], 16), int(m[2], 16), line_no, file_id
+
+
+@dataclass(frozen=True, slots=True)
+class InlineLine:
+    depth: int
+    call_line: int
+    call_file_id: int | None  # None: old syntax, or the file id -1 Breakpad allows
+    origin_id: int
+    ranges: tuple[tuple[int, int], ...]  # (address, size)
+    old_syntax: bool
+
+
+def parse_inline(line: bytes) -> InlineLine | str:
+    """`INLINE <depth> <call line> [<call file id>] <origin id> (<address> <size>)+`."""
+    tokens = strip_eol(line).split()
+    if not tokens or tokens[0] != b"INLINE":
+        return "expected INLINE"
+    fields = tokens[1:]
+    new_syntax = len(fields) % 2 == 0
+    if len(fields) < 5:
+        return "INLINE needs a depth, a call line, an origin and at least one range"
+    head = 4 if new_syntax else 3
+    numbers = fields[:head]
+    if not all(_DECIMAL.fullmatch(t) for i, t in enumerate(numbers) if not (new_syntax and i == 2)):
+        return "INLINE depth, line and origin must be decimal"
+    depth, call_line = _u32(numbers[0]), _u32(numbers[1])
+    origin_id = _u32(numbers[-1])
+    call_file: int | None = None
+    if new_syntax:
+        raw_file = numbers[2]
+        if raw_file == b"-1":
+            call_file = None
+        elif _DECIMAL.fullmatch(raw_file) and (value := _u32(raw_file)) is not None:
+            call_file = value
+        else:
+            return "INLINE call-site file id must be decimal"
+    if depth is None or call_line is None or origin_id is None:
+        return "INLINE number does not fit in 32 bits"
+    ranges = []
+    rest = fields[head:]
+    for i in range(0, len(rest), 2):
+        address, size = rest[i], rest[i + 1]
+        if not (_HEX64_ONLY.fullmatch(address) and _HEX32_ONLY.fullmatch(size)):
+            return "INLINE range must be <hex address> <hex size>"
+        ranges.append((int(address, 16), int(size, 16)))
+    return InlineLine(depth, call_line, call_file, origin_id, tuple(ranges), not new_syntax)
+
+
+def parse_stack_cfi_init(line: bytes) -> tuple[int, int, str] | str:
+    m = _CFI_INIT.fullmatch(line)
+    if m is None:
+        return "expected STACK CFI INIT <address> <size> <rules>"
+    return int(m[1], 16), int(m[2], 16), text(m[3])
+
+
+def parse_stack_cfi(line: bytes) -> tuple[int, str] | str:
+    parsed = parse_stack_cfi_raw(line)
+    return parsed if isinstance(parsed, str) else (parsed[0], text(parsed[1]))
+
+
+def parse_stack_cfi_raw(line: bytes) -> tuple[int, bytes] | str:
+    """A STACK CFI delta row with its rule text as bytes (rust-minidump sorts rows by (address, text))."""
+    m = _CFI.fullmatch(line)
+    if m is None:
+        return "expected STACK CFI <address> <rules>"
+    return int(m[1], 16), m[2]
+
+
+@dataclass(frozen=True, slots=True)
+class StackWinLine:
+    type_char: str  # one hex digit; only "0" and "4" are used
+    address: int
+    size: int
+    prologue_size: int
+    epilogue_size: int
+    parameter_size: int
+    saved_register_size: int
+    local_size: int
+    max_stack_size: int
+    has_program_string: bool
+    rest: str
+
+    @property
+    def consistent(self) -> bool:
+        """rust-minidump discards a record whose type (4 = has program) and flag disagree."""
+        return (self.type_char == "4") == self.has_program_string
+
+    @property
+    def win_type(self) -> StackWinType | None:
+        return {"0": StackWinType.FPO, "4": StackWinType.FRAME_DATA}.get(self.type_char)
+
+
+def parse_stack_win(line: bytes) -> StackWinLine | str:
+    m = _WIN.fullmatch(line)
+    if m is None:
+        return "expected STACK WIN with 10 numeric fields and a program string or base-pointer flag"
+    n = [int(m[i], 16) for i in range(3, 10)]
+    return StackWinLine(
+        m[1].decode("ascii"),
+        int(m[2], 16),
+        n[0],
+        n[1],
+        n[2],
+        n[3],
+        n[4],
+        n[5],
+        n[6],
+        m[10] == b"1",
+        text(m[11]),
+    )

@@ -1,0 +1,286 @@
+"""Value types the symbol package hands out.
+
+All are frozen and slotted: a `SymbolFile` creates one only for a record a
+lookup actually touched. Addresses are module-relative (`int`, u64 range).
+Names are decoded as UTF-8 with replacement characters for invalid bytes.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleRecord:
+    """`MODULE <os> <cpu> <debug id> <debug file>` (the debug file may contain spaces)."""
+
+    os: str
+    cpu: str
+    debug_id: str
+    debug_file: str
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolInfo:
+    """The `INFO` lines: `CODE_ID <id> [<code file>]`, `GENERATOR <text>`, `URL <url>` (last one wins)."""
+
+    code_id: str | None = None
+    code_file: str | None = None
+    generator: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionRecord:
+    """`FUNC [m] <address> <size> <parameter size> <name>`."""
+
+    address: int
+    size: int
+    parameter_size: int
+    name: str
+    multiple: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PublicRecord:
+    """`PUBLIC [m] <address> <parameter size> <name>`; PUBLICs have no size."""
+
+    address: int
+    parameter_size: int
+    name: str
+    multiple: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """A line record of the FUNC covering the address: `<address> <size> <line> <file id>`."""
+
+    address: int
+    size: int
+    line: int
+    file_id: int
+    file: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class InlineCall:
+    """One level of the inline chain at an address.
+
+    `depth` 0 is the call made directly by the FUNC; `address`/`size` are the
+    INLINE range that covers the address. `call_file`/`call_line` are the call
+    site (inside the caller). `call_file_id` is None for the old INLINE syntax,
+    which has no call-site file (Breakpad then uses the line record's file, and
+    so does `SymbolFile.symbolize`).
+    """
+
+    depth: int
+    address: int
+    size: int
+    origin_id: int
+    name: str | None
+    call_file_id: int | None
+    call_file: str | None
+    call_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class InlineFrameSymbol:
+    """An inlined frame as rust-minidump's `fill_symbol` adds it (line `None` = unknown)."""
+
+    function_name: str
+    source_file: str | None
+    source_line: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class FrameSymbol:
+    """Exactly what rust-minidump's `fill_symbol` fills in for one frame.
+
+    * From a FUNC: `function_name`/`function_base` of the FUNC, `parameter_size`
+      from the STACK WIN FRAME_DATA record covering the address, else the FPO
+      one, else the FUNC's own; source file/line/line base from the outermost
+      location (the depth-0 INLINE's call site if there is one, else the line
+      record), set only when that file id is known (the line may then be 0,
+      as rust-minidump reports it); `inlines` innermost first (rust-minidump's
+      order after `minidump-unwind` reverses them).
+    * From a PUBLIC (no FUNC covers the address): name, address and parameter
+      size of the PUBLIC; no source location, no inlines; `from_public` set.
+    """
+
+    function_name: str
+    function_base: int
+    parameter_size: int
+    source_file: str | None = None
+    source_line: int | None = None
+    source_line_base: int | None = None
+    inlines: tuple[InlineFrameSymbol, ...] = ()
+    from_public: bool = False
+    multiple: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CfiRow:
+    """One STACK CFI row: the INIT row or a delta row. `rules` is the rule text as written."""
+
+    address: int
+    rules: str
+
+
+@dataclass(frozen=True, slots=True)
+class CfiLookup:
+    """The STACK CFI INIT block covering an address and the rules in force there.
+
+    `rows` holds ALL delta rows of the block in rust-minidump's order (sorted by
+    address, then rule text); the first `applied` of them have an address <= the
+    looked-up address and are in force. `rules` composes INIT + applied rows
+    (later rows override; register names without the `$`, `.cfa` and `.ra`
+    kept as written), or is None when a row's rule text is malformed (`error`
+    says which) — rust-minidump then fails the whole CFI step.
+    """
+
+    init: CfiRow
+    size: int
+    rows: tuple[CfiRow, ...]
+    applied: int
+    rules: Mapping[str, str] | None
+    error: str | None = None
+
+    @property
+    def applied_rows(self) -> tuple[CfiRow, ...]:
+        return self.rows[: self.applied]
+
+    @property
+    def active_row(self) -> CfiRow:
+        """The last row in force (the INIT row when no delta applies): what the GUI highlights."""
+        return self.rows[self.applied - 1] if self.applied else self.init
+
+
+class StackWinType(enum.IntEnum):
+    FPO = 0
+    FRAME_DATA = 4
+
+
+@dataclass(frozen=True, slots=True)
+class StackWinRecord:
+    """`STACK WIN <type> <address> <size> <prologue> <epilogue> <params> <saved regs> <locals>
+    <max stack> <has program> <program string | allocates base pointer>`.
+
+    `size` is the size in force after rust-minidump's overlap repair (a record
+    followed by one starting inside it is truncated to end there);
+    `declared_size` is what the line says.
+    """
+
+    type: StackWinType
+    address: int
+    size: int
+    declared_size: int
+    prologue_size: int
+    epilogue_size: int
+    parameter_size: int
+    saved_register_size: int
+    local_size: int
+    max_stack_size: int
+    has_program_string: bool
+    program_string: str | None
+    allocates_base_pointer: bool
+
+
+class DamageKind(enum.Enum):
+    """Why a line was counted as damaged (the value is the label shown to people)."""
+
+    EMPTY_FILE = "empty file"
+    NO_MODULE_LINE = "first line is not MODULE"
+    MODULE_NOT_FIRST = "MODULE line after the first line"
+    BAD_MODULE = "malformed MODULE"
+    BAD_INFO = "malformed INFO"
+    BAD_FILE = "malformed FILE"
+    BAD_INLINE_ORIGIN = "malformed INLINE_ORIGIN"
+    BAD_FUNC = "malformed FUNC"
+    BAD_PUBLIC = "malformed PUBLIC"
+    BAD_LINE = "malformed line record"
+    BAD_INLINE = "malformed INLINE"
+    BAD_STACK_CFI_INIT = "malformed STACK CFI INIT"
+    BAD_STACK_CFI = "malformed STACK CFI"
+    BAD_STACK_WIN = "malformed STACK WIN"
+    STACK_WIN_TYPE_MISMATCH = "STACK WIN type and program-string flag disagree"
+    ORPHAN_LINE = "line record outside a FUNC"
+    ORPHAN_INLINE = "INLINE outside a FUNC"
+    ORPHAN_STACK_CFI = "STACK CFI row outside a STACK CFI INIT block"
+    UNKNOWN_RECORD = "unrecognised line"
+
+
+#: Kinds rust-minidump does not treat as fatal (it discards such a STACK WIN with a warning).
+_RUST_MINIDUMP_TOLERATES = frozenset({DamageKind.STACK_WIN_TYPE_MISMATCH, DamageKind.NO_MODULE_LINE})
+
+
+@dataclass(frozen=True, slots=True)
+class DamagedLine:
+    line_number: int  # 1-based
+    kind: DamageKind
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DamageReport:
+    """Damaged lines of one `.sym` file, by kind, with a few examples.
+
+    Lines that start records the index covers (MODULE, INFO, FILE, INLINE_ORIGIN,
+    FUNC, PUBLIC, STACK CFI INIT, STACK WIN), unrecognised lines and misplaced
+    sub-lines are checked when the file is indexed. Line records, INLINE records
+    and STACK CFI delta rows are checked when their block is first parsed;
+    `SymbolFile.check_all()` parses every block to get the full count.
+
+    `repairs` counts records dropped or adjusted by rust-minidump's rules
+    (overlaps, zero sizes, STACK WIN truncation): not damage, but shown.
+    """
+
+    counts: Mapping[DamageKind, int] = field(default_factory=dict)
+    examples: tuple[DamagedLine, ...] = ()
+    missing_final_newline: bool = False
+    old_inline_syntax: bool = False
+    repairs: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def damaged(self) -> bool:
+        return self.total > 0
+
+    @property
+    def rust_minidump_rejects(self) -> bool:
+        """Best effort: rust-minidump would fail to parse this file and mark it corrupt.
+
+        It rejects a file for any malformed line, a missing final newline, a
+        MODULE line that is not the first line and the old INLINE syntax. We
+        read such files anyway; the report layer uses this for `corrupt_symbols`.
+        """
+        if self.missing_final_newline or self.old_inline_syntax:
+            return True
+        return any(n and kind not in _RUST_MINIDUMP_TOLERATES for kind, n in self.counts.items())
+
+    def summary(self) -> str:
+        """One line for logs and the status bar: `3 damaged lines (2 unrecognised line, 1 malformed FUNC)`."""
+        if not self.counts:
+            return "no damaged lines"
+        parts = ", ".join(
+            f"{n} {kind.value}" for kind, n in sorted(self.counts.items(), key=lambda kv: -kv[1])
+        )
+        return f"{self.total} damaged line{'s' if self.total != 1 else ''} ({parts})"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordCounts:
+    """How many records of each indexed kind a file has (after rust-minidump's filtering)."""
+
+    functions: int
+    publics: int
+    cfi_blocks: int
+    stack_win_frame_data: int
+    stack_win_fpo: int
+    files: int
+    inline_origins: int
+    lines: int  # lines in the file

@@ -1,0 +1,780 @@
+"""One Breakpad `.sym` file: a lazy index over its text, with rust-minidump's lookup rules.
+
+`SymbolFile.open(path, cache=...)` maps the file and gets its index: from the
+`IndexCache` when a valid entry exists (no numpy, O(1) apart from the checksum),
+else by one vectorised pass (`index_build`, numpy), which is then stored.
+Nothing else is parsed up front. A lookup bisects the sorted u64 arrays of the
+index and then parses only what it touches, from the mmap of the `.sym`:
+the record line itself, and for line/inline queries the FUNC's block of line
+and INLINE records, for CFI the INIT block's delta rows (both kept in a small
+per-file cache of parsed blocks).
+
+All addresses are module-relative (`int`). The lookups and their rules:
+
+* `find_function(a)` — the FUNC whose range holds `a`. Ranges follow
+  rust-minidump: sorted by (start, end, file order), zero-size ones dropped,
+  one overlapping the previous kept one dropped (lowest start wins).
+* `find_public(a)` — the PUBLIC at the greatest address <= `a` (among several
+  at one address the greatest (name, parameter size)), unless a FUNC starting
+  at or below `a` starts at or after it (a PUBLIC cannot extend past a FUNC).
+* `find_line(a)` — the line record (of the FUNC holding `a`) covering `a`.
+* `find_inlines(a)` — the inline chain at `a`, innermost first.
+* `symbolize(a)` — exactly what rust-minidump's `fill_symbol` fills (see
+  `FrameSymbol`), or None when neither a FUNC nor a PUBLIC applies.
+* `has_symbol_at(a)` — "a FUNC or PUBLIC with a non-empty name resolves here"
+  (rust-minidump's scan check); cheap: two bisections and one line read.
+* `find_cfi(a)` — the STACK CFI INIT block holding `a`, all its delta rows,
+  how many are in force and the composed rules (`CfiLookup`).
+* `find_stack_win(a)` — the STACK WIN record holding `a`, FRAME_DATA (type 4)
+  before FPO (type 0), with the size in force after rust-minidump's repair.
+
+A `SymbolFile` is safe to share between threads: the index is immutable and
+the parsed-block caches tolerate concurrent fills. If the text no longer
+matches the index (the file was rewritten without changing size or mtime),
+the index is rebuilt from the text and the lookup retried.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import mmap
+import os
+import threading
+import time
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar
+
+from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.errors import SymbolError
+from inspector.core.symbols import line_parser
+from inspector.core.symbols.cache import IndexCache
+from inspector.core.symbols.errors import SymbolFileUnreadable
+from inspector.core.symbols.index_format import IndexImage, Section, SymbolIdentity
+from inspector.core.symbols.postfix import compose_cfi_rules
+from inspector.core.symbols.records import (
+    CfiLookup,
+    CfiRow,
+    DamagedLine,
+    DamageKind,
+    DamageReport,
+    FrameSymbol,
+    FunctionRecord,
+    InlineCall,
+    InlineFrameSymbol,
+    ModuleRecord,
+    PublicRecord,
+    RecordCounts,
+    SourceLine,
+    StackWinRecord,
+    StackWinType,
+    SymbolInfo,
+)
+
+log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+#: Parsed FUNC / CFI blocks kept per file (a stackwalk touches a few dozen).
+BLOCK_CACHE_SIZE = 512
+MAX_MODULE_LINE = 4096
+U64_MAX = 0xFFFF_FFFF_FFFF_FFFF
+
+_HEX_FIRST = frozenset(b"0123456789abcdefABCDEF")
+
+
+class _StaleIndex(Exception):
+    """The text at an indexed offset is not the record the index promised."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Inlinee:
+    depth: int
+    address: int
+    size: int
+    call_file_id: int  # -1: none (old syntax or Breakpad's -1)
+    call_line: int
+    origin_id: int
+
+
+class _FunctionBlock:
+    """The line and INLINE records of one FUNC, in rust-minidump's order."""
+
+    __slots__ = ("inline_keys", "inlinees", "line_ends", "line_starts", "lines")
+
+    def __init__(self, lines: list[tuple[int, int, int, int]], inlinees: list[_Inlinee]) -> None:
+        # lines: (address, size, line, file id), zero-size ones already removed
+        kept: list[tuple[int, int, int, int]] = []
+        last_end = -1
+        for line in sorted(lines, key=lambda x: (x[0], x[0] + x[1])):
+            if line[0] < last_end:
+                continue  # overlaps the previous kept line record (rust-minidump drops it)
+            kept.append(line)
+            last_end = line[0] + line[1]
+        self.lines = kept
+        self.line_starts = [x[0] for x in kept]
+        self.line_ends = [x[0] + x[1] for x in kept]
+        self.inlinees = sorted(
+            inlinees, key=lambda i: (i.depth, i.address, i.size, i.call_file_id, i.call_line, i.origin_id)
+        )
+        self.inline_keys = [(i.depth, i.address) for i in self.inlinees]
+
+    def line_at(self, address: int) -> tuple[int, int, int, int] | None:
+        i = bisect_right(self.line_starts, address) - 1
+        if i >= 0 and address < self.line_ends[i]:
+            return self.lines[i]
+        return None
+
+    def inlinee_at(self, depth: int, address: int) -> _Inlinee | None:
+        """rust-minidump's get_inlinee_at_depth: the last inlinee with (depth, start) <= (depth, address)."""
+        i = bisect_right(self.inline_keys, (depth, address)) - 1
+        if i < 0:
+            return None
+        inlinee = self.inlinees[i]
+        if inlinee.depth != depth or address >= inlinee.address + inlinee.size:
+            return None
+        return inlinee
+
+
+class _CfiBlock:
+    __slots__ = ("init", "row_addresses", "rows", "size")
+
+    def __init__(self, init: CfiRow, size: int, rows: list[tuple[int, bytes]]) -> None:
+        self.init = init
+        self.size = size
+        ordered = sorted(rows)  # rust-minidump: by (address, rule text)
+        self.rows = tuple(CfiRow(address, line_parser.text(raw)) for address, raw in ordered)
+        self.row_addresses = [address for address, _ in ordered]
+
+
+class _Index:
+    """The arrays of one IndexImage, by name."""
+
+    __slots__ = (
+        "c_block",
+        "c_end",
+        "c_off",
+        "c_start",
+        "f_block",
+        "f_end",
+        "f_off",
+        "f_start",
+        "file_id",
+        "file_off",
+        "image",
+        "info_off",
+        "origin_id",
+        "origin_off",
+        "p_addr",
+        "p_off",
+        "w0_end",
+        "w0_off",
+        "w0_start",
+        "w4_end",
+        "w4_off",
+        "w4_start",
+    )
+
+    def __init__(self, image: IndexImage) -> None:
+        a = image.array
+        self.image = image
+        self.f_start, self.f_end, self.f_off, self.f_block = (
+            a(Section.FUNC_START),
+            a(Section.FUNC_END),
+            a(Section.FUNC_OFFSET),
+            a(Section.FUNC_BLOCK_END),
+        )
+        self.p_addr, self.p_off = a(Section.PUBLIC_ADDRESS), a(Section.PUBLIC_OFFSET)
+        self.c_start, self.c_end, self.c_off, self.c_block = (
+            a(Section.CFI_START),
+            a(Section.CFI_END),
+            a(Section.CFI_OFFSET),
+            a(Section.CFI_BLOCK_END),
+        )
+        self.w4_start, self.w4_end, self.w4_off = (
+            a(Section.WIN4_START),
+            a(Section.WIN4_END),
+            a(Section.WIN4_OFFSET),
+        )
+        self.w0_start, self.w0_end, self.w0_off = (
+            a(Section.WIN0_START),
+            a(Section.WIN0_END),
+            a(Section.WIN0_OFFSET),
+        )
+        self.file_id, self.file_off = a(Section.FILE_ID), a(Section.FILE_OFFSET)
+        self.origin_id, self.origin_off = a(Section.ORIGIN_ID), a(Section.ORIGIN_OFFSET)
+        self.info_off = a(Section.INFO_OFFSET)
+
+
+def _covering(starts: Sequence[int], ends: Sequence[int], address: int) -> int:
+    """Index of the range holding `address` in sorted non-overlapping [start, end) ranges, or -1."""
+    i = bisect_right(starts, address) - 1
+    if i >= 0 and address < ends[i]:
+        return i
+    return -1
+
+
+class SymbolFile:
+    """A `.sym` file opened for lookups. Use `SymbolFile.open`; call `close()` (or use `with`) when done."""
+
+    def __init__(
+        self,
+        path: Path,
+        file: BinaryIO,
+        reader: _Reader,
+        identity: SymbolIdentity,
+        image: IndexImage,
+        *,
+        cache: IndexCache | None,
+        index_source: str,
+        index_seconds: float,
+    ) -> None:
+        self.path = path
+        self._file = file
+        self._reader = reader
+        self._size = reader.size
+        self._identity = identity
+        self._cache = cache
+        self._lock = threading.Lock()
+        self._index = _Index(image)
+        #: "cache" (a valid cached index was used) or "built" (indexed now; "+stored" when cached)
+        self.index_source = index_source
+        #: seconds spent getting the index (cache load with validation, or the indexing pass)
+        self.index_seconds = index_seconds
+        self._base_damage = image.damage()
+        self._counts = image.counts()
+        self._lazy_counts: dict[DamageKind, int] = {}
+        self._lazy_examples: list[DamagedLine] = []
+        self._functions: dict[int, _FunctionBlock] = {}
+        self._cfi: dict[int, _CfiBlock] = {}
+        self._files: dict[int, str | None] = {}
+        self._origins: dict[int, str | None] = {}
+        self.module = self._read_module()
+        self.info = self._read_info()
+
+    # ---- opening --------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        cache: IndexCache | None = None,
+        cancel: CancelToken = NEVER,
+    ) -> SymbolFile:
+        """Open `path` and get its index (cached or built). Raises `SymbolFileUnreadable`.
+
+        Lookups read the file with `os.pread`, not through a mapping, so that
+        only the index pages they touch count towards the process's memory.
+        """
+        path = Path(path)
+        started = time.perf_counter()
+        try:
+            f = open(path, "rb")  # noqa: SIM115 - kept open for the lookups
+        except OSError as exc:
+            raise SymbolFileUnreadable(str(path), exc.strerror or str(exc)) from None
+        try:
+            st = os.fstat(f.fileno())
+            reader = _Reader(f.fileno(), st.st_size)
+            identity = SymbolIdentity(
+                os.path.realpath(path), st.st_size, st.st_mtime_ns, reader.line_at(0, limit=MAX_MODULE_LINE)
+            )
+            image = cache.load(identity) if cache is not None else None
+            source = "cache"
+            if image is None:
+                image, stored = _build(f.fileno(), identity, cache, cancel)
+                source = "built+stored" if stored else "built"
+        except OSError as exc:
+            f.close()
+            raise SymbolFileUnreadable(str(path), str(exc)) from None
+        except BaseException:
+            f.close()
+            raise
+        return cls(
+            path,
+            f,
+            reader,
+            identity,
+            image,
+            cache=cache,
+            index_source=source,
+            index_seconds=time.perf_counter() - started,
+        )
+
+    def close(self) -> None:
+        self._functions.clear()
+        self._cfi.clear()
+        self._index.image.release()
+        self._file.close()
+
+    def __enter__(self) -> SymbolFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- what the file says about itself ---------------------------------------
+
+    @property
+    def counts(self) -> RecordCounts:
+        return self._counts
+
+    @property
+    def damage(self) -> DamageReport:
+        """Damage found so far: at indexing time, plus sub-lines of blocks parsed since."""
+        with self._lock:
+            if not self._lazy_counts:
+                return self._base_damage
+            counts = dict(self._base_damage.counts)
+            for kind, n in self._lazy_counts.items():
+                counts[kind] = counts.get(kind, 0) + n
+            examples = tuple(
+                sorted((*self._base_damage.examples, *self._lazy_examples), key=lambda d: d.line_number)
+            )
+        base = self._base_damage
+        return DamageReport(
+            counts, examples, base.missing_final_newline, base.old_inline_syntax, base.repairs
+        )
+
+    def check_all(self) -> DamageReport:
+        """Parse every FUNC and STACK CFI block (slow on big files) and return the complete damage report."""
+        ix = self._index
+        for i in range(len(ix.f_start)):
+            self._function_block(i, keep=False)
+        for i in range(len(ix.c_start)):
+            self._cfi_block(i, keep=False)
+        return self.damage
+
+    def _read_module(self) -> ModuleRecord | None:
+        first = self._identity.module_line.rstrip(b"\r")
+        if not first.startswith(b"MODULE"):
+            return None
+        parsed = line_parser.parse_module(first)
+        return None if isinstance(parsed, str) else parsed
+
+    def _read_info(self) -> SymbolInfo:
+        values: dict[str, str] = {}
+        code_file = None
+        for offset in self._index.info_off:
+            parsed = line_parser.parse_info(self._line(offset))
+            if isinstance(parsed, str):
+                continue
+            values[parsed.key] = parsed.value
+            if parsed.key == "CODE_ID":
+                code_id, _, rest = parsed.value.partition(" ")
+                values["CODE_ID"] = code_id
+                code_file = rest.strip() or None
+        return SymbolInfo(values.get("CODE_ID"), code_file, values.get("GENERATOR"), values.get("URL"))
+
+    # ---- lookups --------------------------------------------------------------------
+
+    def find_function(self, address: int) -> FunctionRecord | None:
+        return self._guarded(lambda: self._function(address))
+
+    def find_public(self, address: int) -> PublicRecord | None:
+        return self._guarded(lambda: self._public(address))
+
+    def find_line(self, address: int) -> SourceLine | None:
+        return self._guarded(lambda: self._find_line(address))
+
+    def find_inlines(self, address: int) -> tuple[InlineCall, ...]:
+        return self._guarded(lambda: self._find_inlines(address))
+
+    def symbolize(self, address: int) -> FrameSymbol | None:
+        return self._guarded(lambda: self._symbolize(address))
+
+    def has_symbol_at(self, address: int) -> bool:
+        return self._guarded(lambda: self._has_symbol_at(address))
+
+    def find_cfi(self, address: int) -> CfiLookup | None:
+        return self._guarded(lambda: self._find_cfi(address))
+
+    def find_stack_win(self, address: int) -> StackWinRecord | None:
+        return self._guarded(lambda: self._find_stack_win(address))
+
+    def file_name(self, file_id: int) -> str | None:
+        return self._guarded(lambda: self._file_name(file_id))
+
+    def inline_origin_name(self, origin_id: int) -> str | None:
+        return self._guarded(lambda: self._origin_name(origin_id))
+
+    # ---- implementation --------------------------------------------------------------
+
+    def _guarded(self, lookup: Callable[[], _T]) -> _T:
+        try:
+            return lookup()
+        except _StaleIndex as exc:
+            log.warning("symbol index of %s does not match the file (%s); re-indexing", self.path, exc)
+            self._reindex()
+            return lookup()
+
+    def _reindex(self) -> None:
+        with self._lock:
+            image, _ = _build(self._file.fileno(), self._identity, self._cache, NEVER)
+            old = self._index
+            self._index = _Index(image)
+            self._functions.clear()
+            self._cfi.clear()
+            self._files.clear()
+            self._origins.clear()
+            self._base_damage = image.damage()
+            self._counts = image.counts()
+        del old  # other threads may still be reading it; it goes when the last one is done
+
+    def _line(self, offset: int) -> bytes:
+        if offset >= self._size:
+            raise _StaleIndex(f"offset {offset} past the end of the file")
+        return self._reader.line_at(offset).rstrip(b"\r")
+
+    def _record(self, offset: int, parse: Callable[[bytes], _T | str]) -> _T:
+        parsed = parse(self._line(offset))
+        if isinstance(parsed, str):
+            raise _StaleIndex(f"the record at offset {offset} does not parse: {parsed}")
+        return parsed
+
+    def _function_index(self, address: int) -> int:
+        ix = self._index
+        return _covering(ix.f_start, ix.f_end, address)
+
+    def _function(self, address: int) -> FunctionRecord | None:
+        i = self._function_index(address)
+        return None if i < 0 else self._record(self._index.f_off[i], line_parser.parse_func)
+
+    def _public(self, address: int) -> PublicRecord | None:
+        ix = self._index
+        j = bisect_right(ix.p_addr, address) - 1
+        if j < 0:
+            return None
+        public_address = ix.p_addr[j]
+        f = bisect_right(ix.f_start, address) - 1
+        if f >= 0 and ix.f_start[f] >= public_address:
+            return None  # a FUNC between the PUBLIC and the address ends the PUBLIC
+        return self._record(ix.p_off[j], line_parser.parse_public)
+
+    def _has_symbol_at(self, address: int) -> bool:
+        i = self._function_index(address)
+        if i >= 0:
+            return bool(self._record(self._index.f_off[i], line_parser.parse_func).name)
+        public = self._public(address)
+        return public is not None and bool(public.name)
+
+    def _function_block(self, i: int, *, keep: bool = True) -> _FunctionBlock:
+        block = self._functions.get(i)
+        if block is not None:
+            return block
+        ix = self._index
+        start, end = ix.f_off[i], ix.f_block[i]
+        raw = self._reader.read(start, end)
+        lines: list[tuple[int, int, int, int]] = []
+        inlinees: list[_Inlinee] = []
+        damaged: list[tuple[int, DamageKind, str]] = []  # (line index in the block, kind, reason)
+        rows = raw.split(b"\n")
+        if not rows[0].startswith(b"FUNC"):
+            raise _StaleIndex(f"no FUNC record at offset {start}")
+        for k, row in enumerate(rows[1:], start=1):
+            if not row or (row[0] not in _HEX_FIRST and not row.startswith(b"INLINE")):
+                continue  # empty, or counted when the file was indexed
+            if row.startswith((b"INLINE ", b"INLINE\t")):
+                parsed_inline = line_parser.parse_inline(row)
+                if isinstance(parsed_inline, str):
+                    damaged.append((k, DamageKind.BAD_INLINE, parsed_inline))
+                    continue
+                call_file = -1 if parsed_inline.call_file_id is None else parsed_inline.call_file_id
+                for address, size in parsed_inline.ranges:
+                    inlinees.append(
+                        _Inlinee(
+                            parsed_inline.depth,
+                            address,
+                            size,
+                            call_file,
+                            parsed_inline.call_line,
+                            parsed_inline.origin_id,
+                        )
+                    )
+                continue
+            if row.startswith(b"INLINE"):
+                continue  # INLINE_ORIGIN (indexed globally) or a damaged keyword (counted)
+            parsed = line_parser.parse_line_record(row)
+            if isinstance(parsed, str):
+                damaged.append((k, DamageKind.BAD_LINE, parsed))
+                continue
+            address, size = parsed[0], parsed[1]
+            if size == 0 or address + size - 1 > U64_MAX:
+                continue  # rust-minidump drops empty (and overflowing) line records
+            lines.append(parsed)
+        block = _FunctionBlock(lines, inlinees)
+        if damaged:
+            self._note_lazy_damage(start, raw, damaged)
+        if keep:
+            self._remember(self._functions, i, block)
+        return block
+
+    def _cfi_block(self, i: int, *, keep: bool = True) -> _CfiBlock:
+        block = self._cfi.get(i)
+        if block is not None:
+            return block
+        ix = self._index
+        start, end = ix.c_off[i], ix.c_block[i]
+        raw = self._reader.read(start, end)
+        rows_raw = raw.split(b"\n")
+        init = line_parser.parse_stack_cfi_init(rows_raw[0].rstrip(b"\r"))
+        if isinstance(init, str):
+            raise _StaleIndex(f"no STACK CFI INIT record at offset {start}")
+        rows: list[tuple[int, bytes]] = []
+        damaged: list[tuple[int, DamageKind, str]] = []
+        for k, row in enumerate(rows_raw[1:], start=1):
+            if not row.startswith((b"STACK CFI ", b"STACK CFI\t")):
+                continue  # empty, or counted when the file was indexed
+            parsed = line_parser.parse_stack_cfi_raw(row)
+            if isinstance(parsed, str):
+                damaged.append((k, DamageKind.BAD_STACK_CFI, parsed))
+                continue
+            rows.append(parsed)
+        block = _CfiBlock(CfiRow(init[0], init[2]), init[1], rows)
+        if damaged:
+            self._note_lazy_damage(start, raw, damaged)
+        if keep:
+            self._remember(self._cfi, i, block)
+        return block
+
+    def _remember(self, cache: dict[int, Any], key: int, value: Any) -> None:
+        if len(cache) >= BLOCK_CACHE_SIZE:
+            with contextlib.suppress(KeyError, StopIteration, RuntimeError):
+                del cache[next(iter(cache))]
+        cache[key] = value
+
+    def _note_lazy_damage(
+        self, block_offset: int, raw: bytes, damaged: list[tuple[int, DamageKind, str]]
+    ) -> None:
+        first_line = self._line_number(block_offset)
+        with self._lock:
+            seen = {(d.line_number, d.kind) for d in self._lazy_examples}
+            for k, kind, reason in damaged:
+                number = first_line + k
+                if (number, kind) in seen:
+                    continue  # this block was parsed before (and evicted)
+                self._lazy_counts[kind] = self._lazy_counts.get(kind, 0) + 1
+                if sum(1 for d in self._lazy_examples if d.kind is kind) < 3:
+                    self._lazy_examples.append(DamagedLine(number, kind, reason))
+                seen.add((number, kind))
+
+    def _line_number(self, offset: int) -> int:
+        """1-based line number of the line starting at `offset` (counts newlines; only for reports)."""
+        count = 0
+        step = 1 << 24
+        for lo in range(0, offset, step):
+            count += self._reader.read(lo, min(offset, lo + step)).count(b"\n")
+        return count + 1
+
+    def _find_line(self, address: int) -> SourceLine | None:
+        i = self._function_index(address)
+        if i < 0:
+            return None
+        hit = self._function_block(i).line_at(address)
+        if hit is None:
+            return None
+        line_address, size, line, file_id = hit
+        return SourceLine(line_address, size, line, file_id, self._file_name(file_id))
+
+    def _find_inlines(self, address: int) -> tuple[InlineCall, ...]:
+        i = self._function_index(address)
+        if i < 0:
+            return ()
+        block = self._function_block(i)
+        chain = []
+        depth = 0
+        while (inlinee := block.inlinee_at(depth, address)) is not None:
+            call_file_id = None if inlinee.call_file_id < 0 else inlinee.call_file_id
+            chain.append(
+                InlineCall(
+                    depth,
+                    inlinee.address,
+                    inlinee.size,
+                    inlinee.origin_id,
+                    self._origin_name(inlinee.origin_id),
+                    call_file_id,
+                    None if call_file_id is None else self._file_name(call_file_id),
+                    inlinee.call_line,
+                )
+            )
+            depth += 1
+        return tuple(reversed(chain))
+
+    def _symbolize(self, address: int) -> FrameSymbol | None:
+        """rust-minidump's SymbolFile::fill_symbol, then minidump-unwind's reversal of the inlines."""
+        i = self._function_index(address)
+        if i < 0:
+            public = self._public(address)
+            if public is None:
+                return None
+            return FrameSymbol(
+                public.name, public.address, public.parameter_size, from_public=True, multiple=public.multiple
+            )
+        func = self._record(self._index.f_off[i], line_parser.parse_func)
+        win = self._find_stack_win(address)
+        parameter_size = win.parameter_size if win is not None else func.parameter_size
+        block = self._function_block(i)
+        innermost = block.line_at(address)
+
+        def call_site_file(file_id: int) -> str | None:
+            # old INLINE syntax (-1): no call-site file; Breakpad shows the line record's file
+            if file_id < 0:
+                return None if innermost is None else self._file_name(innermost[3])
+            return self._file_name(file_id)
+
+        source_file = source_line = source_base = None
+        inlines: list[InlineFrameSymbol] = []
+        outer = block.inlinee_at(0, address)
+        if outer is not None:
+            outer_file = call_site_file(outer.call_file_id)
+            if outer_file is not None:
+                source_file, source_line, source_base = outer_file, outer.call_line, outer.address
+            origin = outer.origin_id
+            depth = 1
+            while (inlinee := block.inlinee_at(depth, address)) is not None:
+                name = self._origin_name(origin)
+                if name is not None:
+                    inlines.append(
+                        InlineFrameSymbol(name, call_site_file(inlinee.call_file_id), inlinee.call_line)
+                    )
+                origin = inlinee.origin_id
+                depth += 1
+            name = self._origin_name(origin)
+            if name is not None:
+                if innermost is None:
+                    inlines.append(InlineFrameSymbol(name, None, None))
+                else:
+                    file = self._file_name(innermost[3])
+                    inlines.append(InlineFrameSymbol(name, file, innermost[2] or None))
+        elif innermost is not None:
+            file = self._file_name(innermost[3])
+            if file is not None:
+                source_file, source_line, source_base = file, innermost[2], innermost[0]
+        inlines.reverse()
+        return FrameSymbol(
+            func.name,
+            func.address,
+            parameter_size,
+            source_file,
+            source_line,
+            source_base,
+            tuple(inlines),
+            multiple=func.multiple,
+        )
+
+    def _find_cfi(self, address: int) -> CfiLookup | None:
+        ix = self._index
+        i = _covering(ix.c_start, ix.c_end, address)
+        if i < 0:
+            return None
+        block = self._cfi_block(i)
+        applied = bisect_right(block.row_addresses, address)
+        rules, error = compose_cfi_rules([block.init.rules, *(row.rules for row in block.rows[:applied])])
+        return CfiLookup(block.init, block.size, block.rows, applied, rules, error)
+
+    def _find_stack_win(self, address: int) -> StackWinRecord | None:
+        ix = self._index
+        for starts, ends, offsets in (
+            (ix.w4_start, ix.w4_end, ix.w4_off),
+            (ix.w0_start, ix.w0_end, ix.w0_off),
+        ):
+            i = _covering(starts, ends, address)
+            if i >= 0:
+                w = self._record(offsets[i], line_parser.parse_stack_win)
+                win_type = w.win_type
+                if win_type is None or w.address != starts[i]:
+                    raise _StaleIndex(f"STACK WIN at offset {offsets[i]} is not the indexed record")
+                return StackWinRecord(
+                    win_type,
+                    w.address,
+                    ends[i] - starts[i],
+                    w.size,
+                    w.prologue_size,
+                    w.epilogue_size,
+                    w.parameter_size,
+                    w.saved_register_size,
+                    w.local_size,
+                    w.max_stack_size,
+                    w.has_program_string,
+                    w.rest if win_type is StackWinType.FRAME_DATA else None,
+                    win_type is StackWinType.FPO and w.rest == "1",
+                )
+        return None
+
+    def _file_name(self, file_id: int) -> str | None:
+        if file_id in self._files:
+            return self._files[file_id]
+        ix = self._index
+        i = bisect_right(ix.file_id, file_id) - 1
+        name = None
+        if i >= 0 and ix.file_id[i] == file_id:
+            name = self._record(ix.file_off[i], line_parser.parse_file)[1]
+        self._files[file_id] = name
+        return name
+
+    def _origin_name(self, origin_id: int) -> str | None:
+        if origin_id in self._origins:
+            return self._origins[origin_id]
+        ix = self._index
+        i = bisect_right(ix.origin_id, origin_id) - 1
+        name = None
+        if i >= 0 and ix.origin_id[i] == origin_id:
+            name = self._record(ix.origin_off[i], line_parser.parse_inline_origin).name
+        self._origins[origin_id] = name
+        return name
+
+
+class _Reader:
+    """Positioned reads of the `.sym` file (thread-safe: `os.pread` has no shared file position)."""
+
+    __slots__ = ("fd", "size")
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd = fd
+        self.size = size
+
+    def read(self, start: int, end: int) -> bytes:
+        end = min(end, self.size)
+        if end <= start:
+            return b""
+        data = os.pread(self.fd, end - start, start)
+        while len(data) < end - start:  # a short read (or the file shrank)
+            more = os.pread(self.fd, end - start - len(data), start + len(data))
+            if not more:
+                break
+            data += more
+        return data
+
+    def line_at(self, offset: int, *, limit: int | None = None) -> bytes:
+        """The line starting at `offset`, without its newline (at most `limit` bytes)."""
+        want = 256
+        while True:
+            if limit is not None:
+                want = min(want, limit)
+            data = self.read(offset, offset + want)
+            end = data.find(b"\n")
+            if end >= 0:
+                return data[:end]
+            if len(data) < want or (limit is not None and want >= limit):
+                return data
+            want *= 4
+
+
+def _build(
+    fd: int, identity: SymbolIdentity, cache: IndexCache | None, cancel: CancelToken
+) -> tuple[IndexImage, bool]:
+    from inspector.core.symbols.index_build import build_index  # numpy: cold path only
+
+    if identity.size:
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
+            raw = build_index(data, identity, cancel)
+    else:
+        raw = build_index(b"", identity, cancel)
+    stored = cache.store(identity, raw) if cache is not None else False
+    try:
+        return IndexImage(raw, identity, verify_checksum=False), stored
+    except SymbolError as exc:  # the builder wrote something the reader rejects: a bug
+        raise SymbolError(f"internal error: fresh symbol index of {identity.path} is invalid: {exc}") from exc
