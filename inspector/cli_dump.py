@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from inspector.core.errors import InspectorError
@@ -56,6 +57,14 @@ def run(argv: list[str]) -> int:
             text = render_dump(dump, additions=not args.no_additions)
     except InspectorError as exc:
         print(f"crash-inspector: error: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except Exception as exc:  # a bug of ours on strange input: still one line, no traceback
+        logging.getLogger(__name__).debug("dump failed", exc_info=True)
+        print(
+            f"crash-inspector: error: {args.file}: internal error ({type(exc).__name__}: {exc}); "
+            "please report it",
+            file=sys.stderr,
+        )
         return EXIT_UNUSABLE
     try:
         sys.stdout.write(text)

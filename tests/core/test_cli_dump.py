@@ -86,3 +86,17 @@ def test_dump_command_imports_neither_qt_nor_numpy(dump_file: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stderr.strip().endswith("RC 0 BAD")
+
+
+def test_an_internal_error_is_still_one_line_without_traceback(
+    dump_file: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspector.core.report import dump_text
+
+    def broken(*_args: object, **_kwargs: object) -> str:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(dump_text, "render_dump", broken)
+    assert cli.main(["dump", str(dump_file)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error (RuntimeError: boom)" in err
