@@ -32,8 +32,9 @@ _BE = {
 class MemoryRegion:
     """`size` bytes of the process's memory starting at `base`, as a view into the dump file.
 
-    `rva` is the file offset of the bytes. For MemoryList regions
-    `descriptor_size` is the size written in the descriptor (equal to `size`).
+    `rva` is the file offset of the bytes; `data` never holds more than the
+    file has (a Memory64 region cut off by the end of the file is shorter
+    than its descriptor says).
     """
 
     base: int

@@ -40,15 +40,13 @@ def _compiled(fmt: str) -> struct.Struct:
 class ByteSource:
     """The whole dump: bounds-checked slices, integers and strings at file offsets."""
 
-    __slots__ = ("_u16", "_u32", "_u64", "data", "endian", "size")
+    __slots__ = ("_u32", "data", "endian", "size")
 
     def __init__(self, data: memoryview, endian: str = "<") -> None:
         self.data = data
         self.size = len(data)
         self.endian = endian
-        self._u16 = _compiled(endian + "H").unpack_from
         self._u32 = _compiled(endian + "I").unpack_from
-        self._u64 = _compiled(endian + "Q").unpack_from
 
     def struct(self, fmt: str) -> struct.Struct:
         """A compiled struct for `fmt` in this dump's byte order."""
