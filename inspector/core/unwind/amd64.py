@@ -1,0 +1,376 @@
+"""AMD64 (x86-64) unwinder: STACK CFI → frame pointer → stack scan (rust-minidump's order).
+
+Under the Breakpad policy: STACK CFI (whose result must have non-zero rip and rsp) →
+on Windows, for the context frame only, a simulated return from a leaf function →
+(not on Windows) the frame pointer → stack scan.
+"""
+
+from __future__ import annotations
+
+from inspector.core.minidump import CpuContext
+from inspector.core.types import Os
+from inspector.core.unwind.cfi import cfi_attempt
+from inspector.core.unwind.environment import U64
+from inspector.core.unwind.frame import FrameTrust, StackFrame
+from inspector.core.unwind.scan import scan_stack, scan_words
+from inspector.core.unwind.step import (
+    CallerSearch,
+    CpuUnwinder,
+    PostCheck,
+    StrategyResult,
+    ThreadWalk,
+    breakpad_sp_check,
+    first_success,
+    instruction_check,
+    strictly_increasing_sp,
+)
+from inspector.core.unwind.trace import (
+    Check,
+    FramePointerDetail,
+    FramePointerProbe,
+    MemoryWord,
+    Outcome,
+    ScanDetail,
+    Strategy,
+    StrategyAttempt,
+)
+
+# ---- constants ------------------------------------------------------------------------------
+
+POINTER_WIDTH = 8
+INSTRUCTION_REGISTER = "rip"
+STACK_POINTER_REGISTER = "rsp"
+FRAME_POINTER_REGISTER = "rbp"
+#: Carried over to the caller by CFI unless a rule says otherwise (rdi/rsi, callee-saved on
+#: Windows only, are not: rust-minidump's FIXME).
+CALLEE_SAVED_REGS = ("rbx", "rbp", "r12", "r13", "r14", "r15")
+INSTRUCTION_ADJUSTMENT = 1
+#: Windows x64 frame-pointer probe: the frame register may point up to 240 bytes into the
+#: frame, in 16-byte steps (rust-minidump 0.26).
+WINDOWS_FRAME_POINTER_OFFSETS = tuple(range(0, 241, 16))
+#: 128 KiB: rust-minidump's and Breakpad's "reasonable gap" between a scanned frame's
+#: return-address slot and the saved frame pointer it recovers.
+MAX_REASONABLE_GAP_BETWEEN_FRAMES = 128 * 1024
+
+
+def is_non_canonical(pointer: int) -> bool:
+    """Outside the two 48-bit canonical halves: cannot be a code address."""
+    return 0x7FFF_FFFF_FFFF < pointer < 0xFFFF_8000_0000_0000
+
+
+def _prefilter(value: int) -> str | None:
+    if value == 0:
+        return "null"
+    if is_non_canonical(value):
+        return "not a canonical address"
+    return None
+
+
+# ---- strategies -----------------------------------------------------------------------------
+
+
+def caller_by_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """STACK CFI; rust-minidump does no validation of the result at all (Breakpad parity)."""
+    ctx = callee.context
+    if not ctx.is_valid(STACK_POINTER_REGISTER):
+        return StrategyResult.failed(
+            StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, "rsp is not known")
+        )
+    attempt, caller = cfi_attempt(
+        ctx,
+        callee.instruction,
+        all_valid=callee.trust is FrameTrust.CONTEXT,
+        env=walk.env,
+        memory=walk.memory,
+        forwarded=CALLEE_SAVED_REGS,
+    )
+    if caller is None:
+        return StrategyResult.failed(attempt)
+    context = caller.context()
+    if walk.env.options.breakpad and not (context.value("rip") and context.value("rsp")):
+        # Breakpad: the essentials must be recovered and non-zero.
+        return StrategyResult.failed(
+            attempt.with_outcome(Outcome.FAILED, "Breakpad rejects a zero rip or rsp")
+        )
+    return StrategyResult((attempt,), context, FrameTrust.CFI)
+
+
+def caller_by_leaf_return(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """Breakpad only: simulate a return from a leaf function (Windows, context frame).
+
+    Situation: LLVM emits no unwind info for a Windows x64 leaf function that touches no
+    callee-saved registers, and MSDN says such a function is unwound by a plain return.
+    Example: a crash in a tiny helper whose only stack use is the return address at rsp.
+    Handling: scan Breakpad's one-word window (its loop looks at rsp and rsp+8) for a
+    return address; the caller keeps every callee register, rip = the word, rsp = the
+    slot + 8; trust `leaf`.
+    """
+    ctx = callee.context
+    rsp = ctx.value(STACK_POINTER_REGISTER)
+    result = scan_stack(walk.env, walk.memory, start=rsp, words=2, width=POINTER_WIDTH, purpose="leaf return")
+    if result.address is None or result.value is None:
+        return StrategyResult.failed(
+            StrategyAttempt(
+                Strategy.LEAF, Outcome.FAILED, "no return address at the top of the stack", result.detail
+            )
+        )
+    caller = ctx.with_registers({"rip": result.value, "rsp": result.address + 8}, keep_valid=True)
+    reason = f"leaf function: return address {result.value:#x} at {result.address:#x}"
+    attempt = StrategyAttempt(
+        Strategy.LEAF, Outcome.FOUND, reason, result.detail, tuple(caller.valid_registers())
+    )
+    return StrategyResult((attempt,), caller, FrameTrust.LEAF)
+
+
+def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """The standard rbp chain: return address at rbp+8, caller rbp at rbp, caller rsp = rbp+16.
+
+    rust-minidump checks the chain is well ordered (`caller rsp > rbp`, `caller rbp >=
+    caller rsp`), that the caller's rbp points into the stack, that rip is canonical and
+    that rsp grows and is in the stack. On Windows the frame register may point up to 240
+    bytes into the frame (UNWIND_INFO's frame offset), so 16 offsets 0, 16, …, 240 are
+    tried (rust-minidump 0.26); an unreadable word ends the probing.
+    """
+    env = walk.env
+    ctx = callee.context
+    strategy = Strategy.FRAME_POINTER
+    if env.options.breakpad:
+        return _breakpad_frame_pointer(callee, walk)
+    if not ctx.is_valid(FRAME_POINTER_REGISTER) or not ctx.is_valid(STACK_POINTER_REGISTER):
+        return StrategyResult.failed(
+            StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "rbp or rsp is not known")
+        )
+    windows = env.os is Os.WINDOWS
+    if windows and not env.options.windows_frame_pointer_probe:
+        return StrategyResult.failed(
+            StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "not used on Windows (rust-minidump 0.25)")
+        )
+    last_bp, last_sp = ctx.value("rbp"), ctx.value("rsp")
+    if last_bp >= U64 - POINTER_WIDTH * 2:
+        return StrategyResult.failed(
+            StrategyAttempt(strategy, Outcome.FAILED, f"rbp {last_bp:#x} would overflow")
+        )
+    memory = walk.memory
+    probes: list[FramePointerProbe] = []
+    found: tuple[int, int, int] | None = None
+    stop_reason = "no frame-pointer position passed the checks"
+    for offset in WINDOWS_FRAME_POINTER_OFFSETS if windows else (0,):
+        reads: list[MemoryWord] = []
+        checks: list[Check] = []
+        ip_word = memory.word(last_bp + offset + POINTER_WIDTH, POINTER_WIDTH, "return address")
+        reads.append(ip_word)
+        bp_word = None
+        if ip_word.value is not None:
+            bp_word = memory.word(last_bp + offset, POINTER_WIDTH, "caller rbp")
+            reads.append(bp_word)
+        if ip_word.value is None or bp_word is None or bp_word.value is None:
+            probes.append(FramePointerProbe(offset, tuple(reads), (), False))
+            stop_reason = f"cannot read the frame record at {last_bp + offset:#x}"
+            break
+        caller_ip, caller_bp = ip_word.value, bp_word.value
+        caller_sp = last_bp + offset + POINTER_WIDTH * 2
+        ordered = caller_sp > last_bp and caller_bp >= caller_sp
+        checks.append(Check(f"caller rbp {caller_bp:#x} >= caller rsp {caller_sp:#x} > rbp", ordered))
+        if not ordered:
+            probes.append(FramePointerProbe(offset, tuple(reads), tuple(checks), False))
+            continue
+        in_stack = memory.read(caller_bp, POINTER_WIDTH) is not None
+        checks.append(Check(f"caller rbp {caller_bp:#x} points into the stack", in_stack))
+        if not in_stack:
+            probes.append(FramePointerProbe(offset, tuple(reads), tuple(checks), False))
+            stop_reason = f"caller rbp {caller_bp:#x} is outside the stack"
+            break
+        canonical = not is_non_canonical(caller_ip)
+        checks.append(Check(f"return address {caller_ip:#x} is canonical", canonical))
+        if not canonical:
+            probes.append(FramePointerProbe(offset, tuple(reads), tuple(checks), False))
+            continue
+        grows = caller_sp > last_sp and memory.read(caller_sp, POINTER_WIDTH) is not None
+        checks.append(Check(f"caller rsp {caller_sp:#x} is above rsp {last_sp:#x} and in the stack", grows))
+        probes.append(FramePointerProbe(offset, tuple(reads), tuple(checks), grows))
+        if grows:
+            found = (caller_ip, caller_bp, caller_sp)
+            break
+    detail = FramePointerDetail(FRAME_POINTER_REGISTER, last_bp, tuple(probes))
+    if found is None:
+        return StrategyResult.failed(StrategyAttempt(strategy, Outcome.FAILED, stop_reason, detail))
+    caller_ip, caller_bp, caller_sp = found
+    caller = CpuContext.from_registers(ctx.cpu, {"rip": caller_ip, "rsp": caller_sp, "rbp": caller_bp})
+    offset_text = f" (frame offset {probes[-1].offset})" if probes[-1].offset else ""
+    reason = f"frame record at rbp {last_bp:#x}{offset_text}: return address {caller_ip:#x}"
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
+    return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
+
+
+def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """Breakpad's GetCallerByFramePointerRecovery: never on Windows; rbp must be 8-aligned."""
+    strategy = Strategy.FRAME_POINTER
+    ctx = callee.context
+    if walk.env.os is Os.WINDOWS:
+        return StrategyResult.failed(
+            StrategyAttempt(
+                strategy, Outcome.NOT_APPLICABLE, "Breakpad never chases frame pointers on Windows x64"
+            )
+        )
+    last_bp = ctx.value("rbp")
+    checks = [Check(f"rbp {last_bp:#x} is 8-aligned", last_bp % 8 == 0)]
+    reads: list[MemoryWord] = []
+
+    def failed(reason: str) -> StrategyResult:
+        probe = FramePointerProbe(0, tuple(reads), tuple(checks), False)
+        detail = FramePointerDetail(FRAME_POINTER_REGISTER, last_bp, (probe,))
+        return StrategyResult.failed(StrategyAttempt(strategy, Outcome.FAILED, reason, detail))
+
+    if last_bp % 8:
+        return failed("rbp is not 8-aligned")
+    memory = walk.memory
+    ip_word = memory.word((last_bp + 8) & U64, 8, "return address")
+    bp_word = memory.word(last_bp, 8, "caller rbp")
+    reads += [ip_word, bp_word]
+    if ip_word.value is None or bp_word.value is None:
+        return failed("cannot read the frame record")
+    caller_ip, caller_bp, caller_sp = ip_word.value, bp_word.value, (last_bp + 16) & U64
+    canonical = not is_non_canonical(caller_ip)
+    checks.append(Check(f"return address {caller_ip:#x} is canonical", canonical))
+    if not canonical:
+        return failed("the return address is not canonical")
+    ordered = caller_sp > last_bp and caller_bp >= caller_sp
+    checks.append(Check(f"caller rbp {caller_bp:#x} >= caller rsp {caller_sp:#x} > rbp", ordered))
+    if not ordered:
+        return failed("the frame pointers are not well ordered")
+    in_stack = memory.read(caller_bp, 8) is not None
+    checks.append(Check(f"caller rbp {caller_bp:#x} points into the stack", in_stack))
+    if not in_stack:
+        return failed("the caller's rbp is outside the stack")
+    caller = ctx.with_registers({"rip": caller_ip, "rsp": caller_sp, "rbp": caller_bp})
+    probe = FramePointerProbe(0, tuple(reads), tuple(checks), True)
+    detail = FramePointerDetail(FRAME_POINTER_REGISTER, last_bp, (probe,))
+    attempt = StrategyAttempt(
+        strategy,
+        Outcome.FOUND,
+        f"frame record at rbp {last_bp:#x}: return address {caller_ip:#x}",
+        detail,
+        tuple(caller.valid_registers()),
+    )
+    return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
+
+
+def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """Stack scan (see `scan`), then try to recover rbp.
+
+    Situation: a scanned caller has no known rbp. Handling (rust-minidump): if the callee's
+    rbp points at the word just below the return address and that word holds a higher
+    stack address within 128 KiB that is readable, the function pushed its caller's rbp
+    there: use it; else, if the callee's rbp is at or above the caller's rsp, the function
+    left rbp alone: keep it. (Breakpad: the same without the gap and readability checks.)
+    """
+    env = walk.env
+    ctx = callee.context
+    strategy = Strategy.SCAN
+    if not ctx.is_valid(STACK_POINTER_REGISTER):
+        return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "rsp is not known"))
+    if not walk.scan_allowed:
+        return StrategyResult.failed(
+            StrategyAttempt(
+                strategy, Outcome.NOT_APPLICABLE, "scanning is disabled after 16384 scanned frames"
+            )
+        )
+    last_bp = ctx.get(FRAME_POINTER_REGISTER)
+    last_sp = ctx.value(STACK_POINTER_REGISTER)
+    words = scan_words(env, callee.trust)
+    result = scan_stack(
+        env, walk.memory, start=last_sp, words=words, width=POINTER_WIDTH, prefilter=_prefilter
+    )
+    if result.address is None or result.value is None:
+        return StrategyResult.failed(
+            StrategyAttempt(strategy, Outcome.FAILED, "no plausible return address found", result.detail)
+        )
+    slot, caller_ip = result.address, result.value
+    caller_sp = slot + POINTER_WIDTH
+    reads: list[MemoryWord] = []
+    checks: list[Check] = []
+    caller_bp: int | None = None
+    if env.options.breakpad:
+        if last_bp is not None:
+            if slot - 8 == last_bp:
+                word = walk.memory.word(last_bp, 8, "saved rbp below the return address")
+                reads.append(word)
+                ok = word.value is not None and word.value > slot
+                checks.append(Check("the saved rbp is above the return-address slot", ok))
+                if ok:
+                    caller_bp = word.value
+            else:
+                ok = last_bp >= caller_sp
+                checks.append(Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", ok))
+                if ok:
+                    caller_bp = last_bp
+    elif last_bp is not None and slot > last_sp:
+        address_of_bp = slot - POINTER_WIDTH
+        word = walk.memory.word(address_of_bp, POINTER_WIDTH, "word below the return address")
+        reads.append(word)
+        bp = word.value if word.value is not None else 0
+        pushed = (
+            last_bp == address_of_bp and bp > slot and bp - address_of_bp <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
+        )
+        checks.append(
+            Check(
+                f"callee rbp points at {address_of_bp:#x}, which holds a higher stack address within 128 KiB",
+                pushed,
+            )
+        )
+        if pushed:
+            readable = walk.memory.read(bp, POINTER_WIDTH) is not None
+            checks.append(Check(f"saved rbp {bp:#x} points into the stack", readable))
+            if readable:
+                caller_bp = bp
+        else:
+            kept = last_bp >= caller_sp
+            checks.append(Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", kept))
+            if kept:
+                caller_bp = last_bp
+    registers = {"rip": caller_ip, "rsp": caller_sp}
+    if caller_bp is not None:
+        registers["rbp"] = caller_bp
+    if env.options.breakpad:
+        caller = ctx.with_registers(registers)
+    else:
+        caller = CpuContext.from_registers(ctx.cpu, registers)
+    detail = ScanDetail(
+        result.detail.start,
+        result.detail.window_words,
+        result.detail.word_size,
+        result.detail.candidates,
+        result.detail.stopped,
+        tuple(reads),
+        tuple(checks),
+    )
+    reason = f"return address {caller_ip:#x} found at {slot:#x}, word {(slot - last_sp) // POINTER_WIDTH}"
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
+    return StrategyResult((attempt,), caller, FrameTrust.SCAN)
+
+
+def find_caller(callee: StackFrame, grand_callee: StackFrame | None, walk: ThreadWalk) -> CallerSearch:
+    if walk.env.options.breakpad:
+        strategies = [lambda: caller_by_cfi(callee, walk)]
+        if callee.trust is FrameTrust.CONTEXT and walk.env.os is Os.WINDOWS:
+            strategies.append(lambda: caller_by_leaf_return(callee, walk))
+        strategies += [lambda: caller_by_frame_pointer(callee, walk), lambda: caller_by_scan(callee, walk)]
+        return first_success(strategies)
+    return first_success(
+        [
+            lambda: caller_by_cfi(callee, walk),
+            lambda: caller_by_frame_pointer(callee, walk),
+            lambda: caller_by_scan(callee, walk),
+        ]
+    )
+
+
+def post_checks(
+    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+) -> list[PostCheck]:
+    if walk.env.options.breakpad:
+        return [instruction_check(caller), breakpad_sp_check(callee, caller)]
+    return [instruction_check(caller), strictly_increasing_sp(callee.context, caller)]
+
+
+UNWINDER = CpuUnwinder(find_caller, post_checks, INSTRUCTION_ADJUSTMENT)

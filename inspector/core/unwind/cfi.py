@@ -1,0 +1,395 @@
+"""STACK CFI and STACK WIN evaluation for one unwind step, recorded rule by rule for the trace.
+
+The semantics are rust-minidump's (`breakpad-symbols` walker + `minidump-unwind`'s
+CfiStackWalker):
+
+* The caller starts as a copy of the callee with only the CPU's callee-saved registers
+  valid (those valid in the callee).
+* STACK CFI: the INIT row and the delta rows at or below the address are composed (later
+  rules win); `.cfa` and `.ra` must exist; `.cfa` is evaluated without `.cfa`, `.ra` with
+  it, both must succeed and fit the register width, and become the caller's stack pointer
+  and instruction pointer. Every other rule is evaluated with `.cfa`; a failure drops that
+  register (also when it was forwarded), an unknown register name is ignored.
+* Arithmetic is 64-bit wrapping for every CPU (memory words are the CPU's width); a value
+  that does not fit a 32-bit register is not set.
+* STACK WIN (x86 only): FRAME_DATA before FPO; if the STACK WIN record fails, STACK CFI is
+  tried with the same caller state. rust-minidump's attempt to clear the forwarded
+  registers before STACK WIN names them with a `$` and so clears nothing: the callee-saved
+  registers stay forwarded, as its output shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from inspector.core.minidump import CpuContext, Module
+from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_cfi, evaluate_win
+from inspector.core.symbols.postfix import win_frame_size, win_variables
+from inspector.core.unwind.environment import (
+    U64,
+    StackMemory,
+    WalkEnvironment,
+    readable_registers,
+    register_name,
+)
+from inspector.core.unwind.trace import (
+    CfiDetail,
+    Check,
+    MemoryWord,
+    Outcome,
+    RuleEffect,
+    RuleEvaluation,
+    StackWinDetail,
+    Strategy,
+    StrategyAttempt,
+)
+
+
+class CallerRegisters:
+    """The caller's registers while a CFI / STACK WIN evaluation builds them (rust-minidump's caller_ctx)."""
+
+    __slots__ = ("callee", "valid", "values", "width")
+
+    def __init__(self, callee: CpuContext, forwarded: Iterable[str], width: int) -> None:
+        self.callee = callee
+        self.width = width
+        self.values: dict[str, int] = {}
+        self.valid: set[str] = {name for name in forwarded if name in callee.valid}
+
+    def set(self, name: str, value: int) -> RuleEffect:
+        canonical = register_name(self.callee, name)
+        if canonical is None:
+            return RuleEffect.UNKNOWN_REGISTER
+        if value > (1 << (8 * self.width)) - 1:
+            return RuleEffect.TOO_WIDE
+        self.values[canonical] = value
+        self.valid.add(canonical)
+        return RuleEffect.SET
+
+    def clear(self, name: str) -> None:
+        # rust-minidump removes the name exactly as written: `x29` does not clear `fp`.
+        self.valid.discard(name)
+
+    def raw(self, name: str) -> int:
+        """The value whether valid or not (the callee's when never set), as rust-minidump reads it."""
+        canonical = self.callee.canonical(name) or name
+        if canonical in self.values:
+            return self.values[canonical]
+        return self.callee.value(canonical)
+
+    def context(self) -> CpuContext:
+        updated = self.callee.with_registers(self.values, keep_valid=True)
+        return updated.subset(self.valid)
+
+    def registers(self) -> tuple[tuple[str, int], ...]:
+        ctx = self.context()
+        return tuple(ctx.valid_registers())
+
+
+def _module_label(module: Module) -> str:
+    return module.filename
+
+
+def cfi_attempt(
+    callee_context: CpuContext,
+    instruction: int,
+    *,
+    all_valid: bool,
+    env: WalkEnvironment,
+    memory: StackMemory,
+    forwarded: tuple[str, ...],
+    state: CallerRegisters | None = None,
+    entry_only: frozenset[str] = frozenset(),
+) -> tuple[StrategyAttempt, CallerRegisters | None]:
+    """Evaluate the STACK CFI covering `instruction`; returns the attempt and, if it worked, the caller.
+
+    `entry_only`: callee registers the rules may read only when the INIT row starts
+    exactly at `instruction` (rust-minidump's arm64 rule for an lr that frame-pointer
+    unwinding recovered heuristically: only a function-entry row `.ra: x30` may use it).
+    """
+    width = env.width
+    hit = env.module_at(instruction)
+    if hit is None:
+        return _na(Strategy.CFI, f"{instruction:#x} is not in any loaded module"), None
+    module = hit[1]
+    if not env.has_symbols(module):
+        return _na(Strategy.CFI, env.unwind_symbols_missing_reason(module)), None
+    lookup = env.find_cfi(module, instruction)
+    relative = instruction - module.base
+    if lookup is None:
+        return _na(Strategy.CFI, f"no STACK CFI covers {_module_label(module)}+{relative:#x}"), None
+    caller = state if state is not None else CallerRegisters(callee_context, forwarded, width)
+    registers = readable_registers(callee_context, all_valid=all_valid)
+    note = None
+    present = sorted(name for name in entry_only if name in registers)
+    if present and module.base + lookup.init.address != instruction:
+        for name in present:
+            del registers[name]
+        note = (
+            f"{'/'.join(present)} came from frame-pointer unwinding and is used only by a function-entry "
+            "row; this row is not one"
+        )
+    forwarded_now = tuple(sorted(caller.valid))
+    readable = tuple(registers.items())
+    rules: tuple[tuple[str, str], ...] = () if lookup.rules is None else tuple(lookup.rules.items())
+    evaluations: list[RuleEvaluation] = []
+
+    def detail() -> CfiDetail:
+        return CfiDetail(
+            _module_label(module),
+            relative,
+            lookup.init,
+            lookup.applied_rows,
+            rules,
+            forwarded_now,
+            readable,
+            tuple(evaluations),
+            note,
+        )
+
+    if lookup.rules is None:
+        return _failed(Strategy.CFI, lookup.error or "malformed STACK CFI rules", detail()), None
+
+    def read_word(address: int) -> int | None:
+        return memory.read(address, width)
+
+    cfa_expr = lookup.rules.get(".cfa")
+    ra_expr = lookup.rules.get(".ra")
+    if cfa_expr is None or ra_expr is None:
+        missing = ".cfa" if cfa_expr is None else ".ra"
+        return _failed(Strategy.CFI, f"the rules have no {missing} rule", detail()), None
+    cfa = evaluate_cfi(cfa_expr, registers=registers, read_word=read_word, cfa=None, width=8)
+    if not cfa.ok or cfa.value is None:
+        evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.FAILED))
+        return _failed(Strategy.CFI, f".cfa could not be evaluated: {cfa.error}", detail()), None
+    ra = evaluate_cfi(ra_expr, registers=registers, read_word=read_word, cfa=cfa.value, width=8)
+    if not ra.ok or ra.value is None:
+        evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.CFA))
+        evaluations.append(RuleEvaluation(".ra", ra_expr, ra, RuleEffect.FAILED))
+        return _failed(Strategy.CFI, f".ra could not be evaluated: {ra.error}", detail()), None
+    limit = (1 << (8 * width)) - 1
+    for name, result in ((".cfa", cfa), (".ra", ra)):
+        assert result.value is not None
+        if result.value > limit:
+            evaluations.append(RuleEvaluation(name, result.expression, result, RuleEffect.FAILED))
+            return (
+                _failed(
+                    Strategy.CFI,
+                    f"{name} = {result.value:#x} does not fit a {8 * width}-bit register",
+                    detail(),
+                ),
+                None,
+            )
+    rs = callee_context.register_set
+    caller.values[rs.stack_pointer] = cfa.value
+    caller.valid.add(rs.stack_pointer)
+    evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.CFA))
+    caller.values[rs.instruction_pointer] = ra.value
+    caller.valid.add(rs.instruction_pointer)
+    evaluations.append(RuleEvaluation(".ra", ra_expr, ra, RuleEffect.RETURN_ADDRESS))
+    for name, expression in rules:
+        if name in (".cfa", ".ra"):
+            continue
+        result = evaluate_cfi(expression, registers=registers, read_word=read_word, cfa=cfa.value, width=8)
+        if result.ok and result.value is not None:
+            effect = caller.set(name, result.value)
+        else:
+            caller.clear(name)
+            effect = RuleEffect.DROPPED
+        evaluations.append(RuleEvaluation(name, expression, result, effect))
+    sp, ip = cfa.value, ra.value
+    reason = (
+        f"STACK CFI at {_module_label(module)}+{relative:#x}: caller {rs.instruction_pointer} = {ip:#x}, "
+        f"{rs.stack_pointer} = {sp:#x}"
+    )
+    return StrategyAttempt(Strategy.CFI, Outcome.FOUND, reason, detail(), caller.registers()), caller
+
+
+def stack_win_attempt(
+    callee_context: CpuContext,
+    instruction: int,
+    *,
+    all_valid: bool,
+    has_grand_callee: bool,
+    grand_callee_parameter_size: int,
+    env: WalkEnvironment,
+    memory: StackMemory,
+    state: CallerRegisters,
+) -> tuple[StrategyAttempt | None, bool]:
+    """rust-minidump's STACK WIN step (x86): FRAME_DATA, else FPO; (attempt, succeeded).
+
+    Returns (None, False) when no STACK WIN record covers the instruction.
+    """
+    hit = env.module_at(instruction)
+    if hit is None or not env.has_symbols(hit[1]):
+        return None, False
+    module = hit[1]
+    record = env.find_stack_win(module, instruction)
+    if record is None:
+        return None, False
+    registers = readable_registers(callee_context, all_valid=all_valid)
+    relative = instruction - module.base
+    if record.type is StackWinType.FRAME_DATA:
+        return _frame_data(
+            record=record,
+            module=module,
+            relative=relative,
+            registers=registers,
+            grand=grand_callee_parameter_size,
+            memory=memory,
+            state=state,
+        )
+    return _fpo(
+        record=record,
+        module=module,
+        relative=relative,
+        registers=registers,
+        has_grand_callee=has_grand_callee,
+        grand=grand_callee_parameter_size,
+        memory=memory,
+        state=state,
+    )
+
+
+def _frame_data(
+    *,
+    record: StackWinRecord,
+    module: Module,
+    relative: int,
+    registers: dict[str, int],
+    grand: int,
+    memory: StackMemory,
+    state: CallerRegisters,
+) -> tuple[StrategyAttempt, bool]:
+    strategy = Strategy.STACK_WIN_FRAME_DATA
+    program = record.program_string or ""
+    esp, ebp = registers.get("esp"), registers.get("ebp")
+    if esp is None or ebp is None:
+        missing = "esp" if esp is None else "ebp"
+        return _failed(strategy, f"the callee's {missing} is not known"), False
+    variables = win_variables(
+        record, esp=esp, ebp=ebp, ebx=registers.get("ebx"), grand_callee_parameter_size=grand
+    )
+    if variables is None:
+        return _failed(strategy, ".raSearchStart overflows 32 bits"), False
+    result = evaluate_win(program, variables=variables, read_word=lambda a: memory.read(a, 4), width=4)
+    detail = StackWinDetail(
+        _module_label(module), relative, record, program, "record", tuple(variables.items()), result
+    )
+    if not result.ok:
+        return _failed(strategy, f"the program failed: {result.error}", detail), False
+    for name in ("$eip", "$esp", "$ebp", "$ebx", "$esi", "$edi"):
+        if name in result.variables:
+            state.set(name[1:], result.variables[name])
+    eip = result.variables.get("$eip")
+    shown = "not set" if eip is None else f"{eip:#x}"
+    reason = (
+        f"STACK WIN frame data at {_module_label(module)}+{relative:#x}: caller eip = {shown}, "
+        f"esp = {result.variables.get('$esp', 0):#x}"
+    )
+    return StrategyAttempt(strategy, Outcome.FOUND, reason, detail, state.registers()), True
+
+
+def _fpo(
+    *,
+    record: StackWinRecord,
+    module: Module,
+    relative: int,
+    registers: dict[str, int],
+    has_grand_callee: bool,
+    grand: int,
+    memory: StackMemory,
+    state: CallerRegisters,
+) -> tuple[StrategyAttempt, bool]:
+    """rust-minidump's `walk_with_stack_win_fpo`.
+
+    Situation: old FPO data (STACK WIN type 0) gives only frame sizes. Handling: the
+    return address is at `esp + locals + saved registers + the grand-callee's parameter
+    size`; a "leftover return address" equal to the context frame's own eip (an
+    FPO-optimised system call that returned without popping it) is skipped; `ebp` is read
+    from the saved-register area when the function allocates it, else it and `ebx` are
+    carried over.
+    """
+    strategy = Strategy.STACK_WIN_FPO
+    frame_size = win_frame_size(record, grand)
+    reads: list[MemoryWord] = []
+    checks: list[Check] = []
+    variables = (("frame size", frame_size), ("grand-callee parameter size", grand))
+
+    def detail() -> StackWinDetail:
+        return StackWinDetail(
+            _module_label(module),
+            relative,
+            record,
+            "",
+            "FPO data (no program)",
+            variables,
+            None,
+            tuple(reads),
+            tuple(checks),
+        )
+
+    esp = registers.get("esp")
+    if esp is None:
+        return _failed(strategy, "the callee's esp is not known", detail()), False
+    eip_address = (esp + frame_size) & U64
+    word = memory.word(eip_address, 4, "return address")
+    reads.append(word)
+    if word.value is None:
+        return _failed(strategy, f"cannot read the return address at {eip_address:#x}", detail()), False
+    caller_eip = word.value
+    callee_eip = registers.get("eip")
+    if not has_grand_callee:
+        leftover = callee_eip is not None and caller_eip == callee_eip
+        checks.append(Check("the word is not a leftover copy of the context frame's eip", not leftover))
+        if callee_eip is None:
+            return _failed(strategy, "the callee's eip is not known", detail()), False
+        if leftover:
+            eip_address = (eip_address + 4) & U64
+            word = memory.word(eip_address, 4, "return address (after a leftover one)")
+            reads.append(word)
+            if word.value is None:
+                return _failed(
+                    strategy, f"cannot read the return address at {eip_address:#x}", detail()
+                ), False
+            caller_eip = word.value
+    caller_esp = eip_address + 4
+    if record.allocates_base_pointer:
+        ebp_address = (esp + grand + record.saved_register_size - 8) & U64
+        saved = memory.word(ebp_address, 4, "saved ebp")
+        reads.append(saved)
+        if saved.value is None:
+            return _failed(strategy, f"cannot read the saved ebp at {ebp_address:#x}", detail()), False
+        caller_ebp = saved.value
+    else:
+        if "ebx" in registers:
+            state.set("ebx", registers["ebx"])
+        ebp = registers.get("ebp")
+        if ebp is None:
+            return _failed(strategy, "the callee's ebp is not known", detail()), False
+        caller_ebp = ebp
+    for name, value in (("eip", caller_eip), ("esp", caller_esp), ("ebp", caller_ebp)):
+        if state.set(name, value) is not RuleEffect.SET:
+            return _failed(strategy, f"caller {name} = {value:#x} does not fit 32 bits", detail()), False
+    reason = (
+        f"STACK WIN FPO at {_module_label(module)}+{relative:#x}: return address {caller_eip:#x} "
+        f"read at {eip_address:#x}"
+    )
+    return StrategyAttempt(strategy, Outcome.FOUND, reason, detail(), state.registers()), True
+
+
+def _na(strategy: Strategy, reason: str) -> StrategyAttempt:
+    return StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, reason)
+
+
+def _failed(
+    strategy: Strategy, reason: str, detail: CfiDetail | StackWinDetail | None = None
+) -> StrategyAttempt:
+    return StrategyAttempt(strategy, Outcome.FAILED, reason, detail)
+
+
+def postfix_summary(result: PostfixResult) -> str:
+    """`= 0x…` or `failed: …` for one evaluation (used by the text trace)."""
+    if result.ok and result.value is not None:
+        return f"= {result.value:#x}"
+    return f"failed: {result.error}"

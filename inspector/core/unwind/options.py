@@ -1,0 +1,87 @@
+"""How a walk behaves: the policy (whose rules to follow) and its limits, as one frozen dataclass."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+
+
+class WalkPolicy(enum.Enum):
+    """Whose stack-walking rules to follow where rust-minidump and Breakpad disagree.
+
+    `RUST_MINIDUMP` (the default) gives exactly rust-minidump's frames, which is what the
+    fidelity score compares against. `BREAKPAD` adds Breakpad's extra strategies and limits:
+    41/161-word scans, a frame cap of 2^20 and no scanning after 2^14 scanned frames, the
+    amd64 Windows leaf simulation (trust `leaf`), the x86 STACK WIN heuristics (return
+    address rescans, the program-failure scan, the CFI_SCAN rescue and the %ebp recovery
+    scan), Breakpad's CFI essentials, its frame-pointer rules (amd64: not on Windows, %rbp
+    8-aligned; arm64: pc from the callee's lr) and its first-unwind stack-pointer rule.
+    """
+
+    RUST_MINIDUMP = "rust-minidump"
+    BREAKPAD = "breakpad"
+
+
+#: rust-minidump has no frame cap; ours stops a runaway walk with a clear termination.
+RUST_MINIDUMP_MAX_FRAMES = 100_000
+#: Breakpad's `Stackwalker::max_frames_` (1 << 20).
+BREAKPAD_MAX_FRAMES = 1 << 20
+#: Breakpad's `Stackwalker::max_frames_scanned_` (1 << 14): scanning is disabled after that many.
+BREAKPAD_MAX_SCANNED_FRAMES = 1 << 14
+
+
+@dataclass(frozen=True, slots=True)
+class WalkOptions:
+    """Options for walking one dump; immutable so it can cross threads.
+
+    `max_frames` None means the policy's default (100 000 for rust-minidump, 2^20 for
+    Breakpad).
+
+    Three switches select rust-minidump behaviour that changed after release 0.25.0, the
+    release the reference outputs (and the fidelity score) come from:
+
+    * `extended_scan_after_cfi` — scan 160 words (not 40) when the callee was found by CFI
+      as well as for the context frame (rust-minidump PR #1087). Off: 0.25.0.
+    * `windows_frame_pointer_probe` — on Windows amd64, try the frame pointer at 16
+      offsets 0, 16, …, 240 instead of not at all (PR #1088, 0.26.0). Off: 0.25.0.
+    * `arm64_lr_recovery` — arm64 frame-pointer frames also recover the caller's lr from
+      its frame record, CFI reads such a heuristic lr only on a function-entry row, and an
+      unchanged sp is accepted after a CFI entry row (PR #1155, issue #1138). On: it fixes
+      walks through dump_syms ≥ 2.3.6 symbols and no corpus dump is arm64.
+
+    The first two change frames of Windows and CFI-then-scan walks in the corpus, so they
+    stay off by default; `WalkOptions.rust_minidump_main()` turns all three on.
+
+    `unwind_with_rejected_symbols`: use a `.sym` file rust-minidump would refuse (missing
+    final newline, old INLINE syntax, a malformed line) for unwinding too, not only for
+    names (see `WalkEnvironment.unwind_symbols`). The Breakpad policy always does.
+    """
+
+    policy: WalkPolicy = WalkPolicy.RUST_MINIDUMP
+    max_frames: int | None = None
+    extended_scan_after_cfi: bool = False
+    windows_frame_pointer_probe: bool = False
+    arm64_lr_recovery: bool = True
+    unwind_with_rejected_symbols: bool = False
+
+    @classmethod
+    def rust_minidump_main(cls, **changes: object) -> WalkOptions:
+        """rust-minidump's current main branch instead of release 0.25.0 (all three later changes on)."""
+        options = cls(extended_scan_after_cfi=True, windows_frame_pointer_probe=True, arm64_lr_recovery=True)
+        return replace(options, **changes)  # type: ignore[arg-type]
+
+    @property
+    def breakpad(self) -> bool:
+        return self.policy is WalkPolicy.BREAKPAD
+
+    @property
+    def frame_limit(self) -> int:
+        """The hard cap on physical frames per thread."""
+        if self.max_frames is not None:
+            return max(1, self.max_frames)
+        return BREAKPAD_MAX_FRAMES if self.breakpad else RUST_MINIDUMP_MAX_FRAMES
+
+    @property
+    def scanned_frame_limit(self) -> int | None:
+        """After this many scanned frames no more scanning (Breakpad only; None = no limit)."""
+        return BREAKPAD_MAX_SCANNED_FRAMES if self.breakpad else None

@@ -1,0 +1,105 @@
+"""Stack scanning: look through stack words for one that looks like a return address.
+
+Situation: neither CFI nor a frame pointer explains the callee's frame (no symbols, a
+frame-pointer-less function, a corrupted frame pointer). Example: a libc function without
+STACK CFI whose caller's return address sits 12 words above its stack pointer. Handling:
+read the words from the callee's stack pointer upwards and take the first one that
+`WalkEnvironment.return_address_verdict` accepts (in a loaded module, and in a named
+function if the module has symbols), after the CPU's own cheap pre-filter.
+
+Window sizes: rust-minidump reads 40 words, or 160 when the callee is the context frame
+(Breakpad found the first unwind messy) or was found by CFI (it is trustworthy, and the
+caller may be JIT code to skip: rust-minidump PR #1087). Breakpad's loop runs while
+`location <= start + words * size`, i.e. 41 / 161 words. A scan stops early at the end of
+readable stack memory or when the address would overflow the pointer width.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from inspector.core.unwind.environment import StackMemory, WalkEnvironment
+from inspector.core.unwind.frame import FrameTrust
+from inspector.core.unwind.trace import ScanCandidate, ScanDetail
+
+#: rust-minidump's default scan window, in words.
+DEFAULT_SCAN_WORDS = 40
+#: rust-minidump's window for the context frame (and, since PR #1087, for a CFI frame).
+EXTENDED_SCAN_WORDS = DEFAULT_SCAN_WORDS * 4
+
+#: A per-CPU pre-filter: None if the value may be a return address, else why it cannot.
+Prefilter = Callable[[int], "str | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    detail: ScanDetail
+    address: int | None  # where the accepted word is
+    value: int | None  # the accepted word
+
+    @property
+    def found(self) -> bool:
+        return self.address is not None
+
+
+def scan_words(env: WalkEnvironment, callee_trust: FrameTrust) -> int:
+    """How many words to scan above the callee's stack pointer.
+
+    rust-minidump: 160 for the context frame, and for a CFI frame when
+    `extended_scan_after_cfi`; else 40. Breakpad: 161 for the context frame, else 41
+    (its loop is inclusive).
+    """
+    options = env.options
+    if options.breakpad:
+        return (EXTENDED_SCAN_WORDS if callee_trust is FrameTrust.CONTEXT else DEFAULT_SCAN_WORDS) + 1
+    if callee_trust is FrameTrust.CONTEXT or (
+        callee_trust is FrameTrust.CFI and options.extended_scan_after_cfi
+    ):
+        return EXTENDED_SCAN_WORDS
+    return DEFAULT_SCAN_WORDS
+
+
+def scan_stack(
+    env: WalkEnvironment,
+    memory: StackMemory,
+    *,
+    start: int,
+    words: int,
+    width: int,
+    prefilter: Prefilter | None = None,
+    purpose: str = "return address",
+) -> ScanResult:
+    """Scan `words` words from `start`; the first accepted candidate wins.
+
+    Every candidate examined is recorded with its verdict. `prefilter` is skipped under
+    the Breakpad policy (Breakpad checks only "in a module" and symbols).
+    """
+    limit = (1 << (8 * width)) - 1
+    use_prefilter = prefilter is not None and not env.options.breakpad
+    candidates: list[ScanCandidate] = []
+    stopped = f"no return address in the {words}-word window"
+    found_address = found_value = None
+    for i in range(words):
+        address = start + i * width
+        if address > limit:
+            stopped = f"the next address overflows {8 * width} bits"
+            break
+        value = memory.read(address, width)
+        if value is None:
+            stopped = f"stack memory ends before {address:#x}"
+            break
+        reason = prefilter(value) if use_prefilter and prefilter is not None else None
+        if reason is not None:
+            candidates.append(ScanCandidate(address, value, None, None, False, reason))
+            continue
+        verdict = env.return_address_verdict(value)
+        candidates.append(
+            ScanCandidate(address, value, verdict.module, verdict.symbol, verdict.accepted, verdict.reason)
+        )
+        if verdict.accepted:
+            found_address, found_value = address, value
+            stopped = f"accepted the word at {address:#x}"
+            break
+    detail = ScanDetail(start, words, width, tuple(candidates), stopped, purpose=purpose)
+    return ScanResult(detail, found_address, found_value)

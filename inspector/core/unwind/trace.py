@@ -1,0 +1,232 @@
+"""The unwind trace: why each caller frame was found, and why a walk stopped, as plain data.
+
+Every caller frame carries an `UnwindStep`: the strategies tried for its callee in order
+(`StrategyAttempt`: strategy, outcome, one-sentence reason, the registers it produced and a
+strategy-specific detail), which one was chosen, and the checks applied to the result
+before it was accepted. A walk ends with a `Termination` that keeps the step that failed.
+
+The details are what the GUI steps through:
+
+* `CfiDetail` — the STACK CFI INIT row and the delta rows applied, the composed rules, the
+  callee registers forwarded, and each rule's postfix evaluation (`PostfixResult`: every
+  token with the stack after it and every memory read).
+* `StackWinDetail` — the STACK WIN record, the program used (the record's, or the one
+  synthesised for FPO data), the initial variables, the evaluation, and for Breakpad's
+  heuristics the extra searches.
+* `FramePointerDetail` — for each frame-pointer position tried, the words read and each
+  sanity check with its result.
+* `ScanDetail` — the scanned window and every candidate word: where, what, which module and
+  symbol, accepted or why rejected; plus how the frame pointer was recovered.
+
+Everything is frozen: a walk's trace can be handed to another thread as it is.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from inspector.core.symbols import CfiRow, PostfixResult, StackWinRecord
+
+
+class Strategy(enum.Enum):
+    """A way of finding a caller frame (value: the name shown in traces)."""
+
+    CFI = "STACK CFI"
+    STACK_WIN_FRAME_DATA = "STACK WIN frame data"
+    STACK_WIN_FPO = "STACK WIN FPO"
+    FRAME_POINTER = "frame pointer"
+    SCAN = "stack scan"
+    LEAF = "leaf return"
+    CFI_SCAN = "STACK WIN with scanning"
+
+
+class Outcome(enum.Enum):
+    FOUND = "found"
+    FAILED = "failed"
+    NOT_APPLICABLE = "not applicable"
+    REJECTED = "rejected by post-checks"
+    SKIPPED = "not tried"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryWord:
+    """One word read from stack memory (`value` None: not readable) and what it was read as."""
+
+    address: int
+    size: int
+    value: int | None
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One sanity check and whether it passed."""
+
+    description: str
+    passed: bool
+
+
+class RuleEffect(enum.Enum):
+    """What a STACK CFI rule did to the caller's registers."""
+
+    CFA = "caller stack pointer (.cfa)"
+    RETURN_ADDRESS = "caller instruction pointer (.ra)"
+    SET = "register set"
+    DROPPED = "evaluation failed: register dropped"
+    UNKNOWN_REGISTER = "no such register: ignored"
+    TOO_WIDE = "value wider than the register: ignored"
+    FAILED = "evaluation failed: CFI unusable"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleEvaluation:
+    register: str  # ".cfa", ".ra", or a register name as written (without `$`)
+    expression: str
+    result: PostfixResult
+    effect: RuleEffect
+
+
+@dataclass(frozen=True, slots=True)
+class CfiDetail:
+    """A STACK CFI evaluation: the rows in force and every rule's evaluation."""
+
+    module: str
+    address: int  # module-relative instruction address looked up
+    init: CfiRow | None
+    rows_applied: tuple[CfiRow, ...]
+    rules: tuple[tuple[str, str], ...]  # composed (register, expression), INIT first
+    forwarded: tuple[str, ...]  # callee-saved registers carried over unless a rule says otherwise
+    callee_registers: tuple[tuple[str, int], ...]  # registers the rules could read
+    evaluations: tuple[RuleEvaluation, ...]
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScanCandidate:
+    """A stack word examined as a possible return address."""
+
+    address: int
+    value: int
+    module: str | None
+    symbol: str | None
+    accepted: bool
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScanDetail:
+    """One stack scan: the window, every candidate, and the frame-pointer recovery after a hit."""
+
+    start: int
+    window_words: int
+    word_size: int
+    candidates: tuple[ScanCandidate, ...]
+    stopped: str  # why the scan ended: a hit, the window, or the end of readable memory
+    frame_pointer_reads: tuple[MemoryWord, ...] = ()
+    frame_pointer_checks: tuple[Check, ...] = ()
+    purpose: str = "return address"
+
+    @property
+    def end(self) -> int:
+        """One past the last byte of the window."""
+        return self.start + self.window_words * self.word_size
+
+    @property
+    def accepted(self) -> ScanCandidate | None:
+        for candidate in self.candidates:
+            if candidate.accepted:
+                return candidate
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class FramePointerProbe:
+    """One frame-pointer position tried: `offset` bytes above the callee's frame pointer."""
+
+    offset: int
+    reads: tuple[MemoryWord, ...]
+    checks: tuple[Check, ...]
+    accepted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FramePointerDetail:
+    register: str
+    value: int
+    probes: tuple[FramePointerProbe, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StackWinDetail:
+    """A STACK WIN evaluation (rust-minidump's, or Breakpad's with its heuristics)."""
+
+    module: str
+    address: int
+    record: StackWinRecord
+    program: str
+    program_source: str  # "record", or how the program was synthesised
+    variables: tuple[tuple[str, int], ...]  # initial variables
+    evaluation: PostfixResult | None
+    reads: tuple[MemoryWord, ...] = ()
+    checks: tuple[Check, ...] = ()
+    searches: tuple[ScanDetail, ...] = ()
+
+
+AttemptDetail = CfiDetail | StackWinDetail | FramePointerDetail | ScanDetail | None
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyAttempt:
+    strategy: Strategy
+    outcome: Outcome
+    reason: str
+    detail: AttemptDetail = None
+    registers: tuple[tuple[str, int], ...] = ()  # the caller's valid registers it produced
+
+    def with_outcome(self, outcome: Outcome, reason: str) -> StrategyAttempt:
+        return StrategyAttempt(self.strategy, outcome, reason, self.detail, self.registers)
+
+
+@dataclass(frozen=True, slots=True)
+class UnwindStep:
+    """How the caller of frame `callee_index` was looked for (and, if `chosen` is set, found)."""
+
+    callee_index: int
+    attempts: tuple[StrategyAttempt, ...]
+    chosen: int | None = None  # index into `attempts`
+    post_checks: tuple[Check, ...] = ()
+    instruction_adjustment: int = 0  # instruction = return address - this
+
+    @property
+    def chosen_attempt(self) -> StrategyAttempt | None:
+        return None if self.chosen is None else self.attempts[self.chosen]
+
+    @property
+    def strategy(self) -> Strategy | None:
+        attempt = self.chosen_attempt
+        return None if attempt is None else attempt.strategy
+
+
+class TerminationReason(enum.Enum):
+    NO_CALLER = "no strategy found a caller"
+    NULL_INSTRUCTION = "the caller's instruction pointer is below 4096 (end of stack)"
+    STACK_POINTER_NOT_INCREASING = "the caller's stack pointer did not increase"
+    NO_STACK_MEMORY = "the thread has no stack memory"
+    MAX_FRAMES = "the frame limit was reached"
+    NO_CONTEXT = "the thread has no CPU context"
+    UNSUPPORTED_CPU = "the CPU is not supported by the stackwalker"
+    DUMP_THREAD_SKIPPED = "the thread wrote the dump and is not walked"
+
+
+@dataclass(frozen=True, slots=True)
+class Termination:
+    """Why a walk stopped; `step` is the last unwind step (with its failed or rejected attempts)."""
+
+    reason: TerminationReason
+    message: str
+    step: UnwindStep | None = None
+
+    @property
+    def failed_attempts(self) -> tuple[StrategyAttempt, ...]:
+        return () if self.step is None else self.step.attempts

@@ -1,0 +1,160 @@
+"""The walk loop: context frame → symbolize → caller → … until a termination check stops it.
+
+`walk_stack` is a generator: it yields each `StackFrame` as soon as it is symbolized (the
+GUI streams them) and finally one `Termination`, checking the cancel token between frames.
+It dispatches on the context's CPU to the per-CPU unwinders; the loop itself is the same
+for all of them (rust-minidump's `walk_stack`):
+
+1. frame 0 comes from the thread's context (trust `context`), is symbolized and yielded;
+2. without stack memory the walk ends there (rust-minidump: frame 0 only);
+3. the CPU module looks for the caller (its strategies in fixed order, each recorded);
+4. the caller must pass the CPU's post-checks (instruction pointer ≥ 4096, stack pointer
+   growing), else the walk ends and the rejected attempt is kept in the termination;
+5. `instruction = return address - adjustment`, symbolize, yield, repeat.
+
+A hard cap (`WalkOptions.frame_limit`) ends runaway walks; every strategy's own loops are
+bounded (scan windows, 16 frame-pointer probes, postfix token/stack limits), so a hostile
+stack cannot hang the walk.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.minidump import CpuContext, MemoryRegion, UnloadedModuleList
+from inspector.core.types import Cpu
+from inspector.core.unwind import amd64, arm, arm64, mips, x86
+from inspector.core.unwind.environment import StackMemory, WalkEnvironment
+from inspector.core.unwind.frame import FrameTrust, InlineFrame, StackFrame, UnloadedHit
+from inspector.core.unwind.step import CpuUnwinder, ThreadWalk
+from inspector.core.unwind.trace import Outcome, Termination, TerminationReason, UnwindStep
+
+log = logging.getLogger(__name__)
+
+UNWINDERS: dict[Cpu, CpuUnwinder] = {
+    Cpu.AMD64: amd64.UNWINDER,
+    Cpu.X86: x86.UNWINDER,
+    Cpu.ARM: arm.UNWINDER,
+    Cpu.ARM64: arm64.UNWINDER,
+    Cpu.MIPS: mips.UNWINDER,
+    Cpu.MIPS64: mips.UNWINDER,
+}
+
+#: Trusts Breakpad counts as scanned (it stops scanning after 2^14 of them).
+_SCANNED = frozenset({FrameTrust.SCAN, FrameTrust.CFI_SCAN, FrameTrust.NONE})
+
+WalkEvent = StackFrame | Termination
+
+
+def walk_stack(
+    context: CpuContext,
+    stack: MemoryRegion | None,
+    env: WalkEnvironment,
+    *,
+    unloaded_modules: UnloadedModuleList | None = None,
+    cancel: CancelToken = NEVER,
+) -> Iterator[WalkEvent]:
+    """Walk one thread: yields its frames, innermost first, then exactly one `Termination`."""
+    ip = context.value(context.register_set.instruction_pointer)
+    first = _symbolized(StackFrame(0, FrameTrust.CONTEXT, context, ip, ip), env, unloaded_modules)
+    yield first
+    if stack is None or stack.size == 0:
+        yield Termination(
+            TerminationReason.NO_STACK_MEMORY, "no stack memory: only the context frame is known"
+        )
+        return
+    unwinder = UNWINDERS.get(context.cpu)
+    if unwinder is None:
+        yield Termination(
+            TerminationReason.UNSUPPORTED_CPU, f"no unwinder for {context.cpu.value}: only the context frame"
+        )
+        return
+    walk = ThreadWalk(env, StackMemory(stack), [first])
+    if first.trust in _SCANNED:
+        walk.scanned_frames += 1
+    limit = env.options.frame_limit
+    while True:
+        if len(walk.frames) >= limit:
+            yield Termination(TerminationReason.MAX_FRAMES, f"stopped after {limit} frames (the frame limit)")
+            return
+        cancel.check()
+        callee = walk.frames[-1]
+        grand_callee = walk.frames[-2] if len(walk.frames) > 1 else None
+        search = unwinder.find_caller(callee, grand_callee, walk)
+        if search.context is None or search.trust is None or search.chosen is None:
+            step = UnwindStep(callee.index, search.attempts)
+            yield Termination(TerminationReason.NO_CALLER, "no strategy found a caller frame", step)
+            return
+        checks = []
+        failed = None
+        for post in unwinder.post_checks(callee, search.context, search.trust, walk):
+            checks.append(post.check)
+            if not post.check.passed:
+                failed = post
+                break
+        if failed is not None:
+            attempts = list(search.attempts)
+            chosen = attempts[search.chosen]
+            attempts[search.chosen] = chosen.with_outcome(
+                Outcome.REJECTED, f"{chosen.reason}; {failed.check.description}: no"
+            )
+            step = UnwindStep(callee.index, tuple(attempts), search.chosen, tuple(checks))
+            yield Termination(failed.reason, f"walk ends: {failed.reason.value}", step)
+            return
+        caller_ip = search.context.value(search.context.register_set.instruction_pointer)
+        adjustment = unwinder.instruction_adjustment
+        step = UnwindStep(callee.index, search.attempts, search.chosen, tuple(checks), adjustment)
+        frame = _symbolized(
+            StackFrame(
+                callee.index + 1,
+                search.trust,
+                search.context,
+                caller_ip - adjustment,
+                caller_ip,
+                found_by=step,
+            ),
+            env,
+            unloaded_modules,
+        )
+        if frame.trust in _SCANNED:
+            walk.scanned_frames += 1
+        walk.frames.append(frame)
+        yield frame
+
+
+def _symbolized(frame: StackFrame, env: WalkEnvironment, unloaded: UnloadedModuleList | None) -> StackFrame:
+    """Fill module, symbol and inline frames (rust-minidump's fill_source_line_info + unloaded modules)."""
+    hit = env.module_at(frame.instruction)
+    if hit is None:
+        hits = _unloaded_hits(frame.instruction, unloaded)
+        if not hits:
+            return frame
+        return _replace(frame, unloaded_modules=hits)
+    index, module = hit
+    symbol = env.symbolize(module, frame.instruction)
+    inlines = (
+        ()
+        if symbol is None
+        else tuple(InlineFrame(i.function_name, i.source_file, i.source_line) for i in symbol.inlines)
+    )
+    return _replace(frame, module=module, module_index=index, symbol=symbol, inlines=inlines)
+
+
+def _replace(frame: StackFrame, **changes: object) -> StackFrame:
+    from dataclasses import replace
+
+    return replace(frame, **changes)  # type: ignore[arg-type]
+
+
+def _unloaded_hits(address: int, unloaded: UnloadedModuleList | None) -> tuple[UnloadedHit, ...]:
+    """Unloaded modules covering the address, by name (sorted), each with its sorted offsets."""
+    if unloaded is None:
+        return ()
+    by_name: dict[str, set[int]] = {}
+    for module in unloaded.modules_at(address):
+        by_name.setdefault(module.code_file, set()).add(address - module.base)
+    return tuple(
+        UnloadedHit(name, tuple(sorted(by_name[name]))) for name in sorted(by_name, key=lambda n: n.encode())
+    )

@@ -1,0 +1,556 @@
+"""x86 (32-bit) unwinder: STACK WIN / STACK CFI → frame pointer → stack scan (rust-minidump's order).
+
+rust-minidump evaluates STACK WIN (FRAME_DATA, then FPO) and falls back to STACK CFI in one
+"call frame info" step, then the %ebp chain without any sanity check, then a scan.
+
+Under the Breakpad policy: STACK WIN with Breakpad's heuristics (`_breakpad_stack_win`),
+then STACK CFI (whose result must have eip, esp and ebp), then "EBP at base" (the frame
+pointer, with a stack scan inside when the frame record cannot be read).
+"""
+
+from __future__ import annotations
+
+from inspector.core.minidump import CpuContext
+from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_win
+from inspector.core.unwind.cfi import CallerRegisters, cfi_attempt, stack_win_attempt
+from inspector.core.unwind.frame import FrameTrust, StackFrame
+from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words
+from inspector.core.unwind.step import (
+    CallerSearch,
+    CpuUnwinder,
+    PostCheck,
+    StrategyResult,
+    ThreadWalk,
+    breakpad_sp_check,
+    first_success,
+    instruction_check,
+    strictly_increasing_sp,
+)
+from inspector.core.unwind.trace import (
+    Check,
+    FramePointerDetail,
+    FramePointerProbe,
+    MemoryWord,
+    Outcome,
+    ScanDetail,
+    StackWinDetail,
+    Strategy,
+    StrategyAttempt,
+)
+
+# ---- constants ------------------------------------------------------------------------------
+
+POINTER_WIDTH = 4
+U32 = 0xFFFF_FFFF
+INSTRUCTION_REGISTER = "eip"
+STACK_POINTER_REGISTER = "esp"
+FRAME_POINTER_REGISTER = "ebp"
+CALLEE_SAVED_REGS = ("ebp", "ebx", "edi", "esi")
+INSTRUCTION_ADJUSTMENT = 1
+#: "99.5% of all frames are smaller than 128 KB" (Breakpad's frame-size histogram).
+MAX_REASONABLE_GAP_BETWEEN_FRAMES = 128 * 1024
+#: Breakpad's programs for STACK WIN records without one (FPO data).
+PROGRAM_ALLOCATES_BASE_POINTER = (
+    "$eip .raSearchStart ^ = $ebp $esp .cbCalleeParams + .cbSavedRegs + 8 - ^ = $esp .raSearchStart 4 + ="
+)
+PROGRAM_NO_BASE_POINTER = "$eip .raSearchStart ^ = $esp .raSearchStart 4 + ="
+
+
+def _prefilter(value: int) -> str | None:
+    return "null" if value == 0 else None
+
+
+# ---- rust-minidump strategies ---------------------------------------------------------------
+
+
+def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: ThreadWalk) -> StrategyResult:
+    """STACK WIN (FRAME_DATA, else FPO), falling back to STACK CFI; trust `cfi` either way.
+
+    The grand callee's parameter size (from its STACK WIN record, else its FUNC) sizes the
+    callee's frame: with stdcall-like conventions the callee's arguments are part of it.
+    """
+    ctx = callee.context
+    env = walk.env
+    if not ctx.is_valid(STACK_POINTER_REGISTER):
+        return StrategyResult.failed(
+            StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, "esp is not known")
+        )
+    all_valid = callee.trust is FrameTrust.CONTEXT
+    state = CallerRegisters(ctx, CALLEE_SAVED_REGS, POINTER_WIDTH)
+    attempts: list[StrategyAttempt] = []
+    grand_size = 0
+    if grand_callee is not None and grand_callee.symbol is not None:
+        grand_size = grand_callee.symbol.parameter_size
+    win, ok = stack_win_attempt(
+        ctx,
+        callee.instruction,
+        all_valid=all_valid,
+        has_grand_callee=grand_callee is not None,
+        grand_callee_parameter_size=grand_size,
+        env=env,
+        memory=walk.memory,
+        state=state,
+    )
+    if win is not None:
+        attempts.append(win)
+        if ok:
+            return StrategyResult(tuple(attempts), state.context(), FrameTrust.CFI)
+    attempt, caller = cfi_attempt(
+        ctx,
+        callee.instruction,
+        all_valid=all_valid,
+        env=env,
+        memory=walk.memory,
+        forwarded=CALLEE_SAVED_REGS,
+        state=state,
+    )
+    attempts.append(attempt)
+    if caller is None:
+        return StrategyResult(tuple(attempts))
+    context = caller.context()
+    if env.options.breakpad and not all(context.is_valid(r) for r in ("eip", "esp", "ebp")):
+        attempts[-1] = attempt.with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
+        return StrategyResult(tuple(attempts))
+    return StrategyResult(tuple(attempts), context, FrameTrust.CFI)
+
+
+def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """The %ebp chain: eip = *(ebp+4), ebp' = *ebp, esp' = ebp+8, with no sanity checks.
+
+    rust-minidump deliberately checks nothing more here: extra checks made its scanner
+    produce frames Breakpad does not (on its `test.dmp`).
+    """
+    strategy = Strategy.FRAME_POINTER
+    ctx = callee.context
+    if not ctx.is_valid(FRAME_POINTER_REGISTER):
+        return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "ebp is not known"))
+    last_bp = ctx.value(FRAME_POINTER_REGISTER)
+    if last_bp >= U32 - POINTER_WIDTH * 2:
+        return StrategyResult.failed(
+            StrategyAttempt(strategy, Outcome.FAILED, f"ebp {last_bp:#x} would overflow")
+        )
+    ip_word = walk.memory.word(last_bp + 4, 4, "return address")
+    bp_word = walk.memory.word(last_bp, 4, "caller ebp") if ip_word.value is not None else None
+    reads = (ip_word,) if bp_word is None else (ip_word, bp_word)
+    ok = ip_word.value is not None and bp_word is not None and bp_word.value is not None
+    detail = FramePointerDetail(FRAME_POINTER_REGISTER, last_bp, (FramePointerProbe(0, reads, (), ok),))
+    if not ok or ip_word.value is None or bp_word is None or bp_word.value is None:
+        return StrategyResult.failed(
+            StrategyAttempt(
+                strategy, Outcome.FAILED, f"cannot read the frame record at ebp {last_bp:#x}", detail
+            )
+        )
+    caller = CpuContext.from_registers(
+        ctx.cpu, {"eip": ip_word.value, "esp": last_bp + 8, "ebp": bp_word.value}
+    )
+    reason = f"frame record at ebp {last_bp:#x}: return address {ip_word.value:#x}"
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
+    return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
+
+
+def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """Stack scan, then ebp recovery.
+
+    Situation: the scanned caller's ebp is unknown. Handling (rust-minidump): the word just
+    below the return address, if it holds a higher stack address within 128 KiB that is
+    readable, is the caller's saved ebp (unlike amd64, the callee's ebp need not point
+    there); else the callee's ebp is kept if it is at or above the caller's esp and
+    readable.
+    """
+    strategy = Strategy.SCAN
+    ctx = callee.context
+    env = walk.env
+    if not ctx.is_valid(STACK_POINTER_REGISTER):
+        return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "esp is not known"))
+    last_bp = ctx.get(FRAME_POINTER_REGISTER)
+    last_sp = ctx.value(STACK_POINTER_REGISTER)
+    result = scan_stack(
+        env, walk.memory, start=last_sp, words=scan_words(env, callee.trust), width=4, prefilter=_prefilter
+    )
+    if result.address is None or result.value is None:
+        return StrategyResult.failed(
+            StrategyAttempt(strategy, Outcome.FAILED, "no plausible return address found", result.detail)
+        )
+    slot, caller_ip = result.address, result.value
+    caller_sp = slot + 4
+    reads: list[MemoryWord] = []
+    checks: list[Check] = []
+    caller_bp: int | None = None
+    if slot > last_sp:
+        word = walk.memory.word(slot - 4, 4, "word below the return address")
+        reads.append(word)
+        bp = word.value if word.value is not None else 0
+        pushed = bp > slot and bp - (slot - 4) <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
+        checks.append(Check(f"the word below holds a higher stack address within 128 KiB ({bp:#x})", pushed))
+        if pushed:
+            readable = walk.memory.read(bp, 4) is not None
+            checks.append(Check(f"saved ebp {bp:#x} points into the stack", readable))
+            if readable:
+                caller_bp = bp
+        elif last_bp is not None:
+            kept = last_bp >= caller_sp and walk.memory.read(last_bp, 4) is not None
+            checks.append(
+                Check(f"callee ebp {last_bp:#x} >= caller esp {caller_sp:#x} and readable: keep it", kept)
+            )
+            if kept:
+                caller_bp = last_bp
+    registers = {"eip": caller_ip, "esp": caller_sp}
+    if caller_bp is not None:
+        registers["ebp"] = caller_bp
+    caller = CpuContext.from_registers(ctx.cpu, registers)
+    detail = _with_frame_pointer(result.detail, reads, checks)
+    reason = f"return address {caller_ip:#x} found at {slot:#x}, word {(slot - last_sp) // 4}"
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
+    return StrategyResult((attempt,), caller, FrameTrust.SCAN)
+
+
+def _with_frame_pointer(detail: ScanDetail, reads: list[MemoryWord], checks: list[Check]) -> ScanDetail:
+    return ScanDetail(
+        detail.start,
+        detail.window_words,
+        detail.word_size,
+        detail.candidates,
+        detail.stopped,
+        tuple(reads),
+        tuple(checks),
+        detail.purpose,
+    )
+
+
+# ---- Breakpad strategies --------------------------------------------------------------------
+
+
+def _breakpad_frame_info(frame: StackFrame, walk: ThreadWalk) -> tuple[StackWinRecord | None, int | None]:
+    """Breakpad's FindWindowsFrameInfo: (STACK WIN record, parameter size if known).
+
+    A STACK WIN record (FRAME_DATA before FPO) has everything; without one a FUNC covering
+    the address still gives the parameter size.
+    """
+    env = walk.env
+    if frame.module is None or env.symbolizer is None:
+        return None, None
+    symbol_file = env.symbolizer.status(frame.module).symbol_file
+    if symbol_file is None:
+        return None, None
+    relative = frame.instruction - frame.module.base
+    record = symbol_file.find_stack_win(relative)
+    if record is not None:
+        return record, record.parameter_size
+    function = symbol_file.find_function(relative)
+    return None, None if function is None else function.parameter_size
+
+
+def _callee_parameter_size(walk: ThreadWalk) -> int:
+    """Breakpad's `last_frame_callee_parameter_size`.
+
+    Situation: a caller's frame includes its callee's stack arguments (stdcall and friends
+    pop them in the callee, cdecl in the caller). Breakpad walks the frames below the
+    current one from the nearest downwards and, lacking a `break`, keeps the last match:
+    the innermost frame with Windows frame info. We reproduce that.
+    """
+    size = 0
+    for frame in reversed(walk.frames[:-1]):
+        _, parameter_size = _breakpad_frame_info(frame, walk)
+        if parameter_size is not None:
+            size = parameter_size
+    return size
+
+
+def _breakpad_scan(walk: ThreadWalk, start: int, words: int, purpose: str) -> ScanResult:
+    return scan_stack(walk.env, walk.memory, start=start & U32, words=words, width=4, purpose=purpose)
+
+
+def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """Breakpad's GetCallerByWindowsFrameInfo with all its heuristics.
+
+    1. `.raSearchStart = esp + callee params + locals + saved registers`, then a 3-word
+       scan from there for a return address (the stack may have been quadword-aligned);
+       if the callee is the context frame with FPO data and the first word equals its own
+       eip (an FPO-optimised system call left its return address), skip a word and rescan.
+    2. The program: the record's, or for FPO data one synthesised from the frame sizes
+       (restoring ebp from the saved-register area when the function allocates it, else
+       carrying ebp, and ebx, over). With `@` in the program (an aligned frame) and a
+       known ebp, `.raSearchStart = ebp + 4`.
+    3. If the program fails or does not set both $eip and $esp: scan from esp (trust `scan`).
+    4. Unless $eip and $ebp are both 0: if $eip is in no module, scan from
+       `.raSearchStart + 4` (trust `cfi_scan`); then, for programs that restore ebp, if
+       frames were skipped (ebp below the return address) or ebp is unreadable, scan the
+       saved-register area downwards for a word pointing into the stack: the new ebp.
+    """
+    strategy = Strategy.STACK_WIN_FRAME_DATA
+    env = walk.env
+    ctx = callee.context
+    record, _ = _breakpad_frame_info(callee, walk)
+    if record is None:
+        return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "no STACK WIN record"))
+    if record.type is StackWinType.FPO:
+        strategy = Strategy.STACK_WIN_FPO
+    assert callee.module is not None
+    relative = callee.instruction - callee.module.base
+    esp, ebp = ctx.value("esp"), ctx.value("ebp")
+    ebx = ctx.get("ebx")
+    callee_params = _callee_parameter_size(walk)
+    variables: dict[str, int] = {"$ebp": ebp, "$esp": esp}
+    if ebx is not None:
+        variables["$ebx"] = ebx
+    variables |= {
+        ".cbCalleeParams": callee_params,
+        ".cbSavedRegs": record.saved_register_size,
+        ".cbLocals": record.local_size,
+    }
+    searches: list[ScanDetail] = []
+    checks: list[Check] = []
+    ra_search_start = (esp + callee_params + record.local_size + record.saved_register_size) & U32
+    original = ra_search_start
+    aligned = _breakpad_scan(walk, ra_search_start, 4, "aligned return-address slot")
+    searches.append(aligned.detail)
+    if aligned.address is not None:
+        ra_search_start = aligned.address
+        leftover = (
+            callee.trust is FrameTrust.CONTEXT
+            and record.type is StackWinType.FPO
+            and ra_search_start == original
+            and aligned.value == ctx.value("eip")
+        )
+        checks.append(
+            Check("the return-address slot does not hold the context frame's own eip", not leftover)
+        )
+        if leftover:
+            ra_search_start = (ra_search_start + 4) & U32
+            again = _breakpad_scan(walk, ra_search_start, 4, "return-address slot after a leftover eip")
+            searches.append(again.detail)
+            if again.address is not None:
+                ra_search_start = again.address
+    variables[".cbParams"] = record.parameter_size
+    recover_ebp = True
+    if record.program_string:
+        program, source = record.program_string, "record"
+    elif record.allocates_base_pointer:
+        program, source = PROGRAM_ALLOCATES_BASE_POINTER, "synthesised: FPO data, allocates ebp"
+    else:
+        program, source = PROGRAM_NO_BASE_POINTER, "synthesised: FPO data, ebp not used"
+        if ebx is not None:
+            program += " $ebx $ebx ="
+        recover_ebp = False
+    if ctx.is_valid("ebp") and "@" in program:
+        ra_search_start = (ebp + 4) & U32
+    variables[".raSearchStart"] = ra_search_start
+    variables[".raSearch"] = ra_search_start
+    result = evaluate_win(program, variables=variables, read_word=lambda a: walk.memory.read(a, 4), width=4)
+    assigned = _assigned(result)
+    values = dict(result.variables) if result.ok else dict(variables)
+    trust = FrameTrust.CFI
+    failed = not result.ok or result.leftover != 0 or "$eip" not in assigned or "$esp" not in assigned
+    checks.append(Check("the program ran and set $eip and $esp", not failed))
+
+    def detail() -> StackWinDetail:
+        return StackWinDetail(
+            callee.module.filename if callee.module else "",
+            relative,
+            record,
+            program,
+            source,
+            tuple(variables.items()),
+            result,
+            (),
+            tuple(checks),
+            tuple(searches),
+        )
+
+    if failed:
+        if not walk.scan_allowed:
+            return StrategyResult.failed(
+                StrategyAttempt(strategy, Outcome.FAILED, "the program failed", detail())
+            )
+        rescue = _breakpad_scan(walk, esp, scan_words(env, callee.trust), "return address (program failed)")
+        searches.append(rescue.detail)
+        if rescue.address is None or rescue.value is None:
+            return StrategyResult.failed(
+                StrategyAttempt(
+                    strategy, Outcome.FAILED, "the program failed and no scan found a caller", detail()
+                )
+            )
+        values["$eip"], values["$esp"] = rescue.value, rescue.address + 4
+        trust = FrameTrust.SCAN
+    if values.get("$eip", 0) != 0 or values.get("$ebp", 0) != 0:
+        offset = 0
+        eip = values.get("$eip", 0)
+        in_module = env.module_at(eip) is not None
+        checks.append(Check(f"$eip {eip:#x} is in a module", in_module))
+        if not in_module and walk.scan_allowed:
+            start = (variables[".raSearchStart"] + 4) & U32
+            better = _breakpad_scan(
+                walk, start, scan_words(env, callee.trust), "return address (eip not in a module)"
+            )
+            searches.append(better.detail)
+            if better.address is not None and better.value is not None:
+                values["$eip"], values["$esp"] = better.value, better.address + 4
+                offset = better.address - start
+                trust = FrameTrust.CFI_SCAN
+        if recover_ebp:
+            new_ebp = values.get("$ebp", 0)
+            skipped = trust is not FrameTrust.CFI and new_ebp <= ra_search_start + offset
+            readable = walk.memory.read(new_ebp, 4) is not None
+            checks.append(
+                Check(f"$ebp {new_ebp:#x} is readable and no frames were skipped", readable and not skipped)
+            )
+            if skipped or not readable:
+                end = (esp + callee_params) & U32
+                location = (end + record.saved_register_size + offset) & U32
+                candidates = []
+                while location >= end:
+                    word = walk.memory.read(location, 4)
+                    if word is None:
+                        break
+                    points = walk.memory.read(word, 4) is not None
+                    candidates.append((location, word, points))
+                    if points:
+                        values["$ebp"] = word
+                        break
+                    if location < 4:
+                        break
+                    location -= 4
+                searches.append(_ebp_search(end, candidates))
+    registers = {"eip": values.get("$eip", 0), "esp": values.get("$esp", 0), "ebp": values.get("$ebp", 0)}
+    for name in ("$ebx", "$esi", "$edi"):
+        if name in assigned and name in values:
+            registers[name[1:]] = values[name]
+    caller = ctx.with_registers(registers)
+    kind = {FrameTrust.CFI: "program", FrameTrust.SCAN: "scan after the program failed"}.get(trust, "rescan")
+    where = f"{caller_module_label(callee)}+{relative:#x}"
+    reason = f"STACK WIN at {where} ({kind}): caller eip = {registers['eip']:#x}"
+    outcome_strategy = Strategy.CFI_SCAN if trust is FrameTrust.CFI_SCAN else strategy
+    attempt = StrategyAttempt(
+        outcome_strategy, Outcome.FOUND, reason, detail(), tuple(caller.valid_registers())
+    )
+    return StrategyResult((attempt,), caller, trust)
+
+
+def caller_module_label(frame: StackFrame) -> str:
+    return frame.module.filename if frame.module is not None else "?"
+
+
+def _assigned(result: PostfixResult) -> set[str]:
+    return {step.assignment[0] for step in result.steps if step.assignment is not None}
+
+
+def _ebp_search(end: int, candidates: list[tuple[int, int, bool]]) -> ScanDetail:
+    from inspector.core.unwind.trace import ScanCandidate
+
+    rows = tuple(
+        ScanCandidate(
+            location,
+            value,
+            None,
+            None,
+            points,
+            "points into the stack" if points else "does not point into the stack",
+        )
+        for location, value, points in candidates
+    )
+    stopped = "found a saved ebp" if any(c.accepted for c in rows) else "no saved ebp found"
+    return ScanDetail(end, len(rows), 4, rows, stopped, purpose="saved ebp (searched downwards)")
+
+
+def _breakpad_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    attempt, caller = cfi_attempt(
+        callee.context,
+        callee.instruction,
+        all_valid=callee.trust is FrameTrust.CONTEXT,
+        env=walk.env,
+        memory=walk.memory,
+        forwarded=CALLEE_SAVED_REGS,
+    )
+    if caller is None:
+        return StrategyResult.failed(attempt)
+    context = caller.context()
+    if not all(context.is_valid(r) for r in ("eip", "esp", "ebp")):
+        return StrategyResult.failed(
+            attempt.with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
+        )
+    return StrategyResult((attempt,), context, FrameTrust.CFI)
+
+
+def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """Breakpad's GetCallerByEBPAtBase: the ebp chain, or (if unreadable) a scan with ebp-chain repair."""
+    ctx = callee.context
+    last_esp, last_ebp = ctx.value("esp"), ctx.value("ebp")
+    ip_word = walk.memory.word((last_ebp + 4) & U32, 4, "return address")
+    bp_word = walk.memory.word(last_ebp, 4, "caller ebp")
+    if ip_word.value is not None and bp_word.value is not None:
+        caller = ctx.with_registers({"eip": ip_word.value, "esp": (last_ebp + 8) & U32, "ebp": bp_word.value})
+        detail = FramePointerDetail("ebp", last_ebp, (FramePointerProbe(0, (ip_word, bp_word), (), True),))
+        attempt = StrategyAttempt(
+            Strategy.FRAME_POINTER,
+            Outcome.FOUND,
+            f"frame record at ebp {last_ebp:#x}: return address {ip_word.value:#x}",
+            detail,
+            tuple(caller.valid_registers()),
+        )
+        return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
+    fp_detail = FramePointerDetail("ebp", last_ebp, (FramePointerProbe(0, (ip_word, bp_word), (), False),))
+    fp_attempt = StrategyAttempt(
+        Strategy.FRAME_POINTER,
+        Outcome.FAILED,
+        f"cannot read the frame record at ebp {last_ebp:#x}",
+        fp_detail,
+    )
+    if not walk.scan_allowed:
+        return StrategyResult.failed(fp_attempt)
+    result = _breakpad_scan(walk, last_esp, scan_words(walk.env, callee.trust), "return address")
+    if result.address is None or result.value is None:
+        return StrategyResult(
+            (
+                fp_attempt,
+                StrategyAttempt(Strategy.SCAN, Outcome.FAILED, "no plausible return address", result.detail),
+            )
+        )
+    caller_esp = result.address + 4
+    chain = caller_esp - 8
+    saved = walk.memory.word(chain, 4, "saved ebp below the return address")
+    good = (
+        saved.value is not None
+        and saved.value > chain
+        and saved.value - chain <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
+    )
+    caller_ebp = saved.value if good and saved.value is not None else last_ebp
+    check = Check("the word below the return address continues the ebp chain", good)
+    caller = ctx.with_registers({"eip": result.value, "esp": caller_esp, "ebp": caller_ebp})
+    scan_detail = _with_frame_pointer(result.detail, [saved], [check])
+    attempt = StrategyAttempt(
+        Strategy.SCAN,
+        Outcome.FOUND,
+        f"return address {result.value:#x} found at {result.address:#x}",
+        scan_detail,
+        tuple(caller.valid_registers()),
+    )
+    return StrategyResult((fp_attempt, attempt), caller, FrameTrust.SCAN)
+
+
+def find_caller(callee: StackFrame, grand_callee: StackFrame | None, walk: ThreadWalk) -> CallerSearch:
+    if walk.env.options.breakpad:
+        return first_success(
+            [
+                lambda: _breakpad_stack_win(callee, walk),
+                lambda: _breakpad_cfi(callee, walk),
+                lambda: _breakpad_ebp_at_base(callee, walk),
+            ]
+        )
+    return first_success(
+        [
+            lambda: caller_by_cfi(callee, grand_callee, walk),
+            lambda: caller_by_frame_pointer(callee, walk),
+            lambda: caller_by_scan(callee, walk),
+        ]
+    )
+
+
+def post_checks(
+    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+) -> list[PostCheck]:
+    if walk.env.options.breakpad:
+        return [instruction_check(caller), breakpad_sp_check(callee, caller)]
+    return [instruction_check(caller), strictly_increasing_sp(callee.context, caller)]
+
+
+UNWINDER = CpuUnwinder(find_caller, post_checks, INSTRUCTION_ADJUSTMENT)
