@@ -1,0 +1,205 @@
+"""rust-minidump's human report (`minidump-stackwalk --human`, and `--brief`).
+
+The layout follows rust-minidump 0.25.0 (`ProcessState::print`, `CallStack::print`):
+system and crash summary, the crashing (or dump-requesting) thread first, then every
+other thread, then the loaded and unloaded modules and the unimplemented / unknown
+streams. Frame offsets are from `instruction` (the return address minus one on x86),
+as rust-minidump prints them; registers are those valid for the frame, wrapped at 80
+columns. Inline frames come first, `Found by: inlining`.
+
+Not printed (no disassembler): the `Crashing instruction:` / `Memory accessed by
+instruction:` lines rust-minidump adds for amd64 crashes. With `trace=True` each frame is
+followed by how it was found (`trace_text`).
+"""
+
+from __future__ import annotations
+
+import json
+
+from inspector.core.minidump import CpuContext, basename
+from inspector.core.process import ModuleEntry, ProcessState
+from inspector.core.report.trace_text import termination_lines, trace_lines
+from inspector.core.unwind import INLINE_DESCRIPTION, CallStack, CallStackInfo, StackFrame
+
+
+def render_human(state: ProcessState, *, brief: bool = False, trace: bool = False) -> str:
+    out: list[str] = []
+    _summary(state, out)
+    requesting = state.requesting_thread
+    if requesting is not None:
+        stack = state.threads[requesting]
+        status = "crashed" if state.crashed else "requested dump, did not crash"
+        out.append(f"Thread {requesting} {stack.thread_name or ''} ({status}) - tid: {stack.thread_id}")
+        _stack(stack, out, trace=trace)
+        out.append("")
+    if brief:
+        return "\n".join(out) + "\n"
+    for i, stack in enumerate(state.threads):
+        if i == requesting or stack.info is CallStackInfo.DUMP_THREAD_SKIPPED:
+            continue
+        out.append(f"Thread {i} {stack.thread_name or ''} - tid: {stack.thread_id}")
+        _stack(stack, out, trace=trace)
+    out.append("")
+    out.append("Loaded modules:")
+    main = state.modules[0].module.base if state.modules else None
+    for entry in _by_address(state):
+        module = entry.module
+        end = module.base + module.size - 1
+        line = f"{module.base:#010x} - {end:#010x}  {module.filename}  {module.version or '???'}"
+        if module.base == main:
+            line += "  (main)"
+        out.append(line)
+    out.append("")
+    out.append("Unloaded modules:")
+    unloaded = sorted(
+        (m for m in state.unloaded_modules if m.size and m.base + m.size <= 1 << 64),
+        key=lambda m: (m.base, m.base + m.size - 1),
+    )
+    for gone in unloaded:
+        out.append(f"{gone.base:#010x} - {gone.base + gone.size - 1:#010x}  {basename(gone.code_file)}")
+    if state.unimplemented_streams:
+        out.append("")
+        out.append("Unimplemented streams encountered:")
+        for stream in state.unimplemented_streams:
+            vendor = stream.vendor.rust_minidump_label
+            out.append(f"Stream {stream.stream_type:#010x} {stream.name} ({vendor}) @ {stream.rva:#010x}")
+    if state.unknown_streams:
+        out.append("")
+        out.append("Unknown streams encountered:")
+        for stream in state.unknown_streams:
+            vendor = stream.vendor.rust_minidump_label
+            out.append(f"Stream {stream.stream_type:#010x} ({vendor}) @ {stream.rva:#010x}")
+    soft = state.soft_errors
+    if isinstance(soft, list) and soft:
+        out.append("")
+        out.append("Soft errors were encountered when minidump was written:")
+        out.append(json.dumps(soft, indent=2, ensure_ascii=False))
+    return "\n".join(out) + "\n"
+
+
+def _by_address(state: ProcessState) -> list[ModuleEntry]:
+    """The modules rust-minidump lists: its address map keeps the lowest of overlapping modules."""
+    listed = []
+    last_end = -1
+    for entry in sorted(state.modules, key=lambda e: (e.module.base, e.module.base + e.module.size - 1)):
+        start, end = entry.module.base, entry.module.base + entry.module.size - 1
+        if start <= last_end:
+            continue
+        listed.append(entry)
+        last_end = end
+    return listed
+
+
+def _summary(state: ProcessState, out: list[str]) -> None:
+    system = state.system
+    out.append(f"Operating system: {system.os_name}")
+    if system.os_version is not None:
+        out.append(f"                  {system.os_version}")
+    out.append(f"CPU: {system.cpu_arch}")
+    if system.cpu_info is not None:
+        out.append(f"     {system.cpu_info}")
+    out.append(f"     {system.cpu_count} CPU{'s' if system.cpu_count > 1 else ''}")
+    if state.lsb_release is not None:
+        lsb = state.lsb_release
+        out.append(f"Linux {lsb.id} {lsb.release} - {lsb.codename} ({lsb.description})")
+    out.append("")
+    width = system.pointer_width
+    if state.crash is not None:
+        out.append(f"Crash reason:  {state.crash.reason}")
+        out.append(f"Crash address: 0x{state.crash.address:0{width * 2}x}")
+    else:
+        out.append("No crash")
+    if state.mac_crash_info is not None:
+        out.append("Mac Crash Info:")
+        for i, record in enumerate(state.mac_crash_info.records):
+            out.append(f"  Record {i}")
+            for label, name, hexa in (
+                ("thread", "thread", True),
+                ("dialog mode", "dialog_mode", True),
+                ("abort_cause", "abort_cause", True),
+                ("module", "module_path", False),
+                ("message", "message", False),
+                ("signature string", "signature_string", False),
+                ("backtrace", "backtrace", False),
+                ("message2", "message2", False),
+            ):
+                value = record.value(name)
+                if value is None:
+                    continue
+                # rust-minidump writes these as "0x" followed by the decimal value
+                shown = f"0x{value}" if hexa else str(value)
+                out.append(f"    {label}: {shown}")
+        out.append("")
+    if state.mac_boot_args is not None:
+        out.append(f"Mac Boot Args: {state.mac_boot_args.bootargs or ''}")
+        out.append("")
+    if state.process_create_time is not None:
+        uptime = max(0, state.dump_time - state.process_create_time)
+        out.append(f"Process uptime: {uptime} seconds")
+    else:
+        out.append("Process uptime: not available")
+    out.append("")
+    if state.linux_memory_map_count is not None:
+        out.append(f"Linux memory map count: {state.linux_memory_map_count}")
+        out.append("")
+
+
+def _stack(stack: CallStack, out: list[str], *, trace: bool) -> None:
+    if not stack.frames:
+        out.append("<no frames>")
+    number = 0
+    for frame in stack.frames:
+        for inline in frame.inlines:
+            line = f"{number:2}  "
+            if frame.module is not None:
+                line += basename(frame.module.code_file)
+            line += f"!{inline.function}"
+            if inline.file is not None and inline.line is not None:
+                line += f" [{basename(inline.file)} : {inline.line}]"
+            out.append(line)
+            out.append(f"    Found by: {INLINE_DESCRIPTION}")
+            number += 1
+        out.append(f"{number:2}  {frame_label(frame)}")
+        out.extend(register_lines(frame.context))
+        out.append(f"    Found by: {frame.trust.description}")
+        if trace and frame.found_by is not None:
+            out.extend(trace_lines(frame.found_by, indent="      "))
+        number += 1
+    if trace and stack.termination is not None:
+        out.extend(termination_lines(stack.termination, indent="    "))
+
+
+def frame_label(frame: StackFrame) -> str:
+    """`module!function [file : line + 0xoff]`, `module!function + 0xoff`, `module + 0xoff` or the address."""
+    addr = frame.instruction
+    module = frame.module
+    if module is None:
+        text = f"{addr:#x}"
+        for hit in frame.unloaded_modules:
+            text += f" (unloaded {hit.name}@" + "|".join(f"{offset:#x}" for offset in hit.offsets) + ")"
+        return text
+    text = basename(module.code_file)
+    symbol = frame.symbol
+    function_base = frame.function_base
+    if symbol is None or function_base is None:
+        return f"{text} + {addr - module.base:#x}"
+    text += f"!{symbol.function_name}"
+    line_base = frame.source_line_base
+    if symbol.source_file is not None and symbol.source_line is not None and line_base is not None:
+        return f"{text} [{basename(symbol.source_file)} : {symbol.source_line} + {addr - line_base:#x}]"
+    return f"{text} + {addr - function_base:#x}"
+
+
+def register_lines(ctx: CpuContext) -> list[str]:
+    """The valid registers, ` {name:>6} = 0x…` each, wrapped before 80 columns (rust-minidump's layout)."""
+    lines = []
+    current = ""
+    for name, _ in ctx.valid_registers():
+        piece = f" {name: >6} = {ctx.format_register(name)}"
+        if len(current) + len(piece) > 80:
+            lines.append(f" {current}")
+            current = ""
+        current += piece
+    if current:
+        lines.append(f" {current}")
+    return lines

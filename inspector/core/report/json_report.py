@@ -1,0 +1,232 @@
+"""rust-minidump's JSON report (`minidump-stackwalk --json`), schema and key order as in 0.25.0.
+
+Keys are sorted (rust-minidump builds the document with serde_json maps, which sort), hex
+values are zero-padded to the pointer width (8 digits on 32-bit CPUs, else 16), registers
+are printed for frame 0 of the crashing thread only (in the top-level `crashing_thread`).
+
+One addition, documented in the README: `inspector_problems`, a list of the damage we found
+in the dump and the symbol files (`{"source", "code", "message", "offset"}`), which
+rust-minidump's schema ("assume all fields are optional") lets consumers ignore.
+
+Not produced (no disassembler): `crash_info.instruction`, `memory_accesses`,
+`instruction_pointer_update`, `possible_bit_flips` and `adjusted_address` are null and
+`crash_inconsistencies` is empty.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from inspector.core.minidump import basename
+from inspector.core.process import ModuleEntry, ProcessState, last_error_name
+from inspector.core.unwind import CallStack, StackFrame
+
+JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
+
+_Hex = Callable[[int], str]
+
+#: rust-minidump's `DebugId::default().breakpad()` for modules without an identifier.
+NIL_DEBUG_ID = "0" * 33
+
+
+def render_json(state: ProcessState, *, pretty: bool = False) -> str:
+    """The report as text: compact like `--json`, indented like `--json --pretty`."""
+    document = json_document(state)
+    if pretty:
+        return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)
+    return json.dumps(document, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def json_document(state: ProcessState) -> dict[str, JsonValue]:
+    width = state.system.pointer_width
+
+    def hexa(value: int) -> str:
+        return f"0x{value:0{width * 2}x}"
+
+    system = state.system
+    crash = state.crash
+    threads = [_thread(stack, hexa) for stack in state.threads]
+    document: dict[str, JsonValue] = {
+        "status": "OK",
+        "system_info": {
+            "os": system.os_name,
+            "os_ver": system.os_version,
+            "cpu_arch": system.cpu_arch,
+            "cpu_info": system.cpu_info,
+            "cpu_count": system.cpu_count,
+            "cpu_microcode_version": None
+            if system.cpu_microcode_version is None
+            else f"{system.cpu_microcode_version:#x}",
+        },
+        "crash_info": {
+            "type": None if crash is None else crash.reason,
+            "address": None if crash is None else hexa(crash.address),
+            "adjusted_address": None,
+            "instruction": None,
+            "memory_accesses": None,
+            "instruction_pointer_update": None,
+            "possible_bit_flips": None,
+            "crash_inconsistencies": None if crash is None else [],
+            "crashing_thread": state.requesting_thread,
+            "assertion": None,
+        },
+        "lsb_release": None
+        if state.lsb_release is None
+        else {
+            "id": state.lsb_release.id,
+            "release": state.lsb_release.release,
+            "codename": state.lsb_release.codename,
+            "description": state.lsb_release.description,
+        },
+        "proc_limits": None
+        if state.proc_limits is None
+        else {
+            "limits": [
+                {"name": limit.name, "soft": limit.soft, "hard": limit.hard, "unit": limit.unit}
+                for limit in state.proc_limits
+            ]
+        },
+        "soft_errors": _json_value(state.soft_errors),
+        "mac_crash_info": None
+        if state.mac_crash_info is None
+        else {
+            "num_records": len(state.mac_crash_info.records),
+            "records": [
+                {
+                    "thread": _opt_hex(record.value("thread"), hexa),
+                    "dialog_mode": _opt_hex(record.value("dialog_mode"), hexa),
+                    "abort_cause": _opt_hex(record.value("abort_cause"), hexa),
+                    "module": _opt_str(record.value("module_path")),
+                    "message": _opt_str(record.value("message")),
+                    "signature_string": _opt_str(record.value("signature_string")),
+                    "backtrace": _opt_str(record.value("backtrace")),
+                    "message2": _opt_str(record.value("message2")),
+                }
+                for record in state.mac_crash_info.records
+            ],
+        },
+        "mac_boot_args": None if state.mac_boot_args is None else state.mac_boot_args.bootargs,
+        "linux_memory_map_count": state.linux_memory_map_count,
+        "main_module": 0,
+        "modules_contains_cert_info": False,
+        "modules": [_module(entry, hexa) for entry in state.modules],
+        "pid": state.process_id,
+        "thread_count": len(state.threads),
+        "threads": list(threads),
+        "unloaded_modules": [
+            {
+                "base_addr": hexa(module.base),
+                "code_id": module.code_id,
+                "end_addr": hexa(module.base + module.size),
+                "filename": module.code_file,
+                "cert_subject": None,
+            }
+            for module in state.unloaded_modules
+        ],
+        "handles": None
+        if state.handles is None
+        else [
+            {"handle": handle.handle, "type_name": handle.type_name, "object_name": handle.object_name}
+            for handle in state.handles.handles
+        ],
+        "inspector_problems": [
+            {"source": p.source, "code": p.code, "message": p.message, "offset": p.offset}
+            for p in state.problems
+        ],
+    }
+    requesting = state.requesting_thread
+    if requesting is not None and state.threads[requesting].frames:
+        thread = threads[requesting]
+        assert isinstance(thread, dict)
+        copy: dict[str, JsonValue] = dict(thread)
+        frames = copy["frames"]
+        assert isinstance(frames, list)
+        first = dict(frames[0]) if isinstance(frames[0], dict) else {}
+        first["registers"] = _registers(state.threads[requesting].frames[0])
+        copy["frames"] = [first, *frames[1:]]
+        copy["threads_index"] = requesting
+        document["crashing_thread"] = copy
+    return document
+
+
+def _thread(stack: CallStack, hexa: _Hex) -> dict[str, JsonValue]:
+    return {
+        "frame_count": len(stack.frames),
+        "last_error_value": last_error_name(stack.last_error_value),
+        "thread_name": stack.thread_name,
+        "thread_id": stack.thread_id,
+        "frames": [_frame(frame, hexa) for frame in stack.frames],
+    }
+
+
+def _frame(frame: StackFrame, hexa: _Hex) -> dict[str, JsonValue]:
+    module = frame.module
+    symbol = frame.symbol
+    function_base = frame.function_base
+    out: dict[str, JsonValue] = {
+        "frame": frame.index,
+        "module": None if module is None else basename(module.code_file),
+        "function": None if symbol is None else symbol.function_name,
+        "file": None if symbol is None else symbol.source_file,
+        "line": None if symbol is None else symbol.source_line,
+        "offset": hexa(frame.instruction),
+        "inlines": [
+            {"function": inline.function, "file": inline.file, "line": inline.line}
+            for inline in frame.inlines
+        ]
+        or None,
+        "module_offset": None if module is None else hexa(frame.instruction - module.base),
+        "unloaded_modules": [
+            {"module": hit.name, "offsets": [hexa(offset) for offset in hit.offsets]}
+            for hit in frame.unloaded_modules
+        ]
+        or None,
+        "function_offset": None if function_base is None else hexa(frame.instruction - function_base),
+        "missing_symbols": symbol is None,
+        "trust": frame.trust.value,
+    }
+    return out
+
+
+def _registers(frame: StackFrame) -> dict[str, JsonValue]:
+    ctx = frame.context
+    return {name: ctx.format_register(name) for name, _ in ctx.valid_registers()}
+
+
+def _module(entry: ModuleEntry, hexa: _Hex) -> dict[str, JsonValue]:
+    module = entry.module
+    symbols = entry.symbols
+    return {
+        "base_addr": hexa(module.base),
+        "debug_file": basename(module.debug_file),
+        "debug_id": module.debug_id or NIL_DEBUG_ID,
+        "end_addr": hexa(module.base + module.size),
+        "filename": module.filename,
+        "code_id": module.code_id,
+        "version": module.version,
+        "cert_subject": None,
+        "missing_symbols": symbols.missing,
+        "loaded_symbols": symbols.loaded,
+        "corrupt_symbols": symbols.corrupt,
+        "symbol_url": symbols.symbol_url,
+    }
+
+
+def _opt_hex(value: int | str | None, hexa: _Hex) -> str | None:
+    return hexa(value) if isinstance(value, int) else None
+
+
+def _opt_str(value: int | str | None) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _json_value(value: object) -> JsonValue:
+    """A parsed-JSON value (from `json.loads`) passed through with its type checked."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    return str(value)
