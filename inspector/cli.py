@@ -17,6 +17,7 @@ from inspector import __version__
 #: Sub-command name -> (module, function taking the remaining argv and returning an exit code).
 #: Imported lazily so each command only loads what it uses.
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {"dump": ("inspector.cli_dump", "run")}
+_SUBCOMMANDS["stackwalk"] = ("inspector.cli_stackwalk", "run")
 
 EXIT_OK = 0
 EXIT_UNUSABLE = 1

@@ -1,0 +1,163 @@
+"""`crash-inspector stackwalk DUMP [SYMBOL_PATH ...]`: walk every thread and print a report (no Qt).
+
+Formats: `--human` (default; rust-minidump's `--human`, `--brief` for the summary and the
+crashing thread), `--json` (rust-minidump's JSON, `--pretty` to indent), `--machine`
+(Breakpad's `-f machine` pipe format). `--trace` adds, under each frame of the human report,
+how it was found. Exit status: 0 on success, 1 with one line on stderr when the dump cannot
+be used, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from inspector.core.errors import InspectorError
+
+EXIT_OK = 0
+EXIT_UNUSABLE = 1
+EXIT_USAGE = 2
+
+log = logging.getLogger(__name__)
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors through our exit code instead of raising SystemExit(2) mid-way."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="crash-inspector stackwalk",
+        description=(
+            "Walk the stacks of every thread of a minidump with Breakpad .sym symbols and print a report: "
+            "the frames are rust-minidump's (minidump-stackwalk 0.25); --policy breakpad adds Breakpad's "
+            "extra unwinding heuristics."
+        ),
+    )
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument(
+        "--human", dest="format", action="store_const", const="human", help="human report (default)"
+    )
+    fmt.add_argument("--json", dest="format", action="store_const", const="json", help="rust-minidump JSON")
+    fmt.add_argument(
+        "--machine",
+        dest="format",
+        action="store_const",
+        const="machine",
+        help="Breakpad's pipe-delimited format",
+    )
+    parser.set_defaults(format="human")
+    parser.add_argument("--pretty", action="store_true", help="indent the JSON (with --json)")
+    parser.add_argument("--brief", action="store_true", help="human report: summary and crashing thread only")
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="human report: show how each frame was found (strategies, rules, words)",
+    )
+    parser.add_argument(
+        "--symbols-cache", metavar="DIR", help="directory for symbol indexes (default: user cache)"
+    )
+    parser.add_argument("--no-symbols-cache", action="store_true", help="do not read or write symbol indexes")
+    parser.add_argument(
+        "--symbols-path",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="a symbol directory or .sym file (repeatable; same as a positional SYMBOL_PATH)",
+    )
+    parser.add_argument(
+        "--policy",
+        choices=("rust-minidump", "breakpad"),
+        default="rust-minidump",
+        help="unwinding rules where the two reference stackwalkers disagree (default: rust-minidump)",
+    )
+    parser.add_argument("--max-frames", type=int, metavar="N", help="stop each thread after N frames")
+    parser.add_argument(
+        "--verbose", action="store_true", help="log what happens (and tracebacks of internal errors)"
+    )
+    parser.add_argument("dump", metavar="DUMP", help="the minidump (.dmp)")
+    parser.add_argument(
+        "symbol_paths", metavar="SYMBOL_PATH", nargs="*", help="symbol directories or .sym files"
+    )
+    return parser
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.pretty and args.format != "json":
+        raise _UsageError("--pretty needs --json")
+    if args.brief and args.format != "human":
+        raise _UsageError("--brief is for the human report")
+    if args.trace and args.format != "human":
+        raise _UsageError("--trace is for the human report")
+    if args.symbols_cache and args.no_symbols_cache:
+        raise _UsageError("--symbols-cache and --no-symbols-cache contradict each other")
+    if args.max_frames is not None and args.max_frames < 1:
+        raise _UsageError("--max-frames must be at least 1")
+
+
+def run(argv: list[str]) -> int:
+    """Run the sub-command; returns the process exit code (never raises for bad input)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+        _check(args)
+    except SystemExit as exc:  # --help (0) or a usage error (2)
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    except _UsageError as exc:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.verbose:
+        logging.getLogger().setLevel(logging.DEBUG)
+
+    try:
+        text = _report(args)
+    except InspectorError as exc:
+        print(f"crash-inspector: error: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except Exception as exc:  # a bug of ours on strange input: still one line, no traceback
+        log.debug("stackwalk failed", exc_info=True)
+        problem = f"internal error ({type(exc).__name__}: {exc}); please report it"
+        print(f"crash-inspector: error: {args.dump}: {problem}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
+        return EXIT_OK
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace) -> str:
+    from inspector.core.process import ProcessOptions, process
+    from inspector.core.unwind import WalkOptions, WalkPolicy
+
+    walk = WalkOptions(policy=WalkPolicy(args.policy), max_frames=args.max_frames)
+    options = ProcessOptions(
+        symbol_paths=(*args.symbol_paths, *args.symbols_path),
+        symbols_cache=args.symbols_cache,
+        use_symbols_cache=not args.no_symbols_cache,
+        walk=walk,
+    )
+    state = process(args.dump, options)
+    if args.format == "json":
+        from inspector.core.report.json_report import render_json
+
+        return render_json(state, pretty=args.pretty) + "\n"
+    if args.format == "machine":
+        from inspector.core.report.machine import render_machine
+
+        return render_machine(state)
+    from inspector.core.report.human import render_human
+
+    return render_human(state, brief=args.brief, trace=args.trace)
