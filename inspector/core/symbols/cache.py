@@ -15,6 +15,7 @@ instance: symbols still load, only slower next time.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import mmap
@@ -46,8 +47,8 @@ class IndexCache:
         self.directory = None if directory is None else Path(directory)
         self._warned = False
         self._lock = threading.Lock()
-        #: what happened on the last load/store, for status displays and tests
-        self.last_event = ""
+        #: what happened on recent loads and stores (newest last), for status displays and tests
+        self.events: collections.deque[str] = collections.deque(maxlen=64)
 
     @classmethod
     def default(cls) -> IndexCache:
@@ -73,11 +74,11 @@ class IndexCache:
             with open(path, "rb") as f:
                 size = os.fstat(f.fileno()).st_size
                 if size == 0:
-                    self.last_event = "empty cache entry"
+                    self._event("empty cache entry")
                     return None
                 mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except FileNotFoundError:
-            self.last_event = "no cache entry"
+            self._event("no cache entry")
             return None
         except OSError as exc:
             self._warn(f"cannot read symbol index cache {path}: {exc}")
@@ -85,7 +86,7 @@ class IndexCache:
         try:
             image = IndexImage(mapped, identity, owner=mapped)
         except IndexCacheError as exc:
-            self.last_event = f"cache entry rejected: {exc.code}: {exc}"
+            self._event(f"cache entry rejected: {exc.code}: {exc}")
             log.info("rebuilding symbol index %s: %s", path, exc)
             mapped.close()
             return None
@@ -93,7 +94,7 @@ class IndexCache:
             # validation touched every page; lookups will touch only a few of them again
             with contextlib.suppress(OSError):
                 mapped.madvise(mmap.MADV_DONTNEED)
-        self.last_event = "loaded from cache"
+        self._event("loaded from cache")
         return image
 
     def store(self, identity: SymbolIdentity, image: Any) -> bool:
@@ -118,11 +119,18 @@ class IndexCache:
             if tmp_name is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp_name)
-        self.last_event = "stored"
+        self._event("stored")
         return True
 
+    @property
+    def last_event(self) -> str:
+        return self.events[-1] if self.events else ""
+
+    def _event(self, message: str) -> None:
+        self.events.append(message)
+
     def _warn(self, message: str) -> None:
-        self.last_event = message
+        self._event(message)
         with self._lock:
             if self._warned:
                 log.debug("%s", message)

@@ -1,0 +1,47 @@
+"""What the symbol package may import: core types/errors/cancel only, numpy only in the cold builder."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "inspector" / "core" / "symbols"
+ALLOWED_CORE = {"inspector.core.types", "inspector.core.errors", "inspector.core.cancel"}
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_symbols_depend_only_on_core_types_errors_and_cancel() -> None:
+    for path in PACKAGE.glob("*.py"):
+        for module in _imports(path):
+            if module.startswith("inspector.") and not module.startswith("inspector.core.symbols"):
+                assert module in ALLOWED_CORE, f"{path.name} imports {module}"
+
+
+def test_only_the_cold_builder_imports_numpy() -> None:
+    users = sorted(
+        p.name for p in PACKAGE.glob("*.py") if any(m.split(".")[0] == "numpy" for m in _imports(p))
+    )
+    assert users == ["index_build.py"]
+
+
+def test_importing_the_package_loads_neither_numpy_nor_the_minidump_reader() -> None:
+    code = (
+        "import sys, inspector.core.symbols\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('numpy', 'PySide6', 'pyqtgraph')"
+        " or m.startswith('inspector.core.minidump')]\n"
+        "print(','.join(sorted(bad)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == ""
