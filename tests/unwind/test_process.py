@@ -1,0 +1,233 @@
+"""process(): events in order, the crashing thread's exception context, the dump thread, unloaded
+modules, symbols rust-minidump rejects, cancellation, and hostile stacks that must not hang."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from inspector.core.cancel import CancelToken
+from inspector.core.errors import Cancelled, InspectorError
+from inspector.core.process import (
+    DumpLoaded,
+    Finished,
+    FrameWalked,
+    ProcessOptions,
+    Progress,
+    SymbolsLoaded,
+    SymbolState,
+    ThreadWalked,
+    process,
+    process_events,
+)
+from inspector.core.types import Cpu, Os
+from inspector.core.unwind import CallStackInfo, FrameTrust, TerminationReason, WalkOptions
+from tests.synth.minidump import SynthContext, SynthMinidump
+from tests.synth.section import Section
+from tests.unwind.harness import debug_id
+
+STACK = 0x7FFF00000000
+APP = 0x555500000000
+LIB = 0x7F0000000000
+
+
+def _store(tmp_path: Path, name: str, text: str, *, final_newline: bool = True) -> Path:
+    store = tmp_path / "symbols"
+    folder = store / name / debug_id(name)
+    folder.mkdir(parents=True, exist_ok=True)
+    body = f"MODULE Linux x86_64 {debug_id(name)} {name}\n{text}"
+    (folder / f"{name}.sym").write_text(body if final_newline else body.rstrip("\n"))
+    return store
+
+
+def _two_thread_dump() -> SynthMinidump:
+    """Thread 1 crashed in app!crash (exception context), thread 2 waits in lib!wait; app calls lib."""
+    crash_stack = Section(start=STACK).d64(APP + 0x1105).append_repeated(0, 64)
+    wait_stack = Section(start=STACK + 0x10000).d64(APP + 0x1105).append_repeated(0, 64)
+    return (
+        SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX)
+        .add_module(APP, 0x4000, "/usr/bin/app", debug_id=debug_id("app"), debug_file="app")
+        .add_module(LIB, 0x4000, "lib.so", debug_id=debug_id("lib.so"), debug_file="lib.so")
+        .add_unloaded_module(0x6000_0000_0000, 0x1000, "C:\\gone\\plugin.dll")
+        .add_thread(1, context=SynthContext.amd64(rip=APP + 0x10, rsp=STACK + 0x100), stack=crash_stack)
+        .add_thread(2, context=SynthContext.amd64(rip=LIB + 0x200, rsp=STACK + 0x10000), stack=wait_stack)
+        .add_exception(1, code=11, address=0, context=SynthContext.amd64(rip=APP + 0x2010, rsp=STACK))
+    )
+
+
+APP_SYMS = (
+    "FUNC 1000 200 0 main\nFUNC 2000 100 0 crash\n"
+    "STACK CFI INIT 2000 100 .cfa: $rsp 8 + .ra: .cfa 8 - ^\n"
+    "STACK CFI INIT 1000 200 .cfa: $rsp 8 + .ra: .cfa 8 - ^\n"
+)
+LIB_SYMS = "FUNC 200 100 0 wait\nSTACK CFI INIT 200 100 .cfa: $rsp 8 + .ra: .cfa 8 - ^\n"
+
+
+def test_process_events_in_order(tmp_path: Path) -> None:
+    _store(tmp_path, "app", APP_SYMS)
+    store = _store(tmp_path, "lib.so", LIB_SYMS)
+    dump = _two_thread_dump()
+    events = list(
+        process_events(dump.to_minidump(), ProcessOptions(symbol_paths=(store,), use_symbols_cache=False))
+    )
+    loaded = events[0]
+    assert isinstance(loaded, DumpLoaded)
+    assert [len(t.frames) for t in loaded.state.threads] == [1, 1] and not loaded.state.walked
+    assert loaded.state.threads[0].frames[0].context.get("rip") == APP + 0x2010  # the exception context
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[-1] == "Finished"
+    # the crashing thread is walked first, its frames streamed before ThreadWalked
+    walked = [e for e in events if isinstance(e, FrameWalked | ThreadWalked)]
+    assert [(type(e).__name__, e.thread_index) for e in walked[:3]] == [
+        ("FrameWalked", 0),
+        ("FrameWalked", 0),
+        ("ThreadWalked", 0),
+    ]
+    symbols = [e for e in events if isinstance(e, SymbolsLoaded)]
+    assert sorted(e.module_index for e in symbols) == [0, 1]
+    first_symbols = kinds.index("SymbolsLoaded")
+    assert first_symbols < kinds.index("FrameWalked")
+    progress = [e for e in events if isinstance(e, Progress)]
+    assert [(p.threads_walked, p.threads_total) for p in progress] == [(1, 2), (2, 2)]
+    final = events[-1]
+    assert isinstance(final, Finished)
+    state = final.state
+    assert state.walked and state.requesting_thread == 0
+    crashed = state.threads[0]
+    assert [f.function_name for f in crashed.frames] == ["crash", "main"]
+    assert crashed.frames[1].trust is FrameTrust.CFI
+    assert [f.function_name for f in state.threads[1].frames] == ["wait", "main"]
+    assert [m.symbols.state for m in state.modules] == [SymbolState.LOADED, SymbolState.LOADED]
+
+
+def test_process_reports_missing_symbols_with_paths_tried(tmp_path: Path) -> None:
+    store = _store(tmp_path, "app", APP_SYMS)
+    dump = _two_thread_dump()
+    state = process(dump.to_minidump(), ProcessOptions(symbol_paths=(store,), use_symbols_cache=False))
+    lib = state.modules[1].symbols
+    assert lib.state is SymbolState.MISSING and lib.missing
+    assert lib.tried == (str(store / "lib.so" / debug_id("lib.so") / "lib.so.sym"),)
+
+
+def test_process_without_symbol_paths_requests_nothing() -> None:
+    dump = _two_thread_dump()
+    state = process(dump.to_minidump(), ProcessOptions())
+    assert all(m.symbols.state is SymbolState.NOT_REQUESTED and not m.symbols.missing for m in state.modules)
+
+
+def test_process_dump_thread_skipped() -> None:
+    """Breakpad's handler thread (BreakpadInfo dump_thread_id) is not walked, as rust-minidump."""
+    dump = _two_thread_dump()
+    dump.add_breakpad_info(dump_thread_id=2, requesting_thread_id=1)
+    state = process(dump.to_minidump())
+    skipped = state.threads[1]
+    assert skipped.info is CallStackInfo.DUMP_THREAD_SKIPPED and skipped.frames == ()
+    assert (
+        skipped.termination is not None
+        and skipped.termination.reason is TerminationReason.DUMP_THREAD_SKIPPED
+    )
+
+
+def test_process_unloaded_module_attribution() -> None:
+    """A frame outside every loaded module names the unloaded modules that covered it."""
+    stack = Section(start=STACK).append_repeated(0, 64)
+    dump = (
+        SynthMinidump(cpu=Cpu.AMD64, os=Os.WINDOWS)
+        .add_module(APP, 0x4000, "app.exe")
+        .add_unloaded_module(0x6000_0000_0000, 0x1000, "C:\\gone\\plugin.dll")
+        .add_unloaded_module(0x6000_0000_0800, 0x1000, "C:\\gone\\other.dll")
+        .add_thread(7, context=SynthContext.amd64(rip=0x6000_0000_0900, rsp=STACK), stack=stack)
+    )
+    state = process(dump.to_minidump())
+    frame = state.threads[0].frames[0]
+    assert frame.module is None
+    assert [(hit.name, hit.offsets) for hit in frame.unloaded_modules] == [
+        ("C:\\gone\\other.dll", (0x100,)),
+        ("C:\\gone\\plugin.dll", (0x900,)),
+    ]
+
+
+def test_process_missing_context() -> None:
+    dump = SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX).add_thread(3, context=b"\0" * 8)
+    state = process(dump.to_minidump())
+    stack = state.threads[0]
+    assert stack.info is CallStackInfo.MISSING_CONTEXT and stack.frames == ()
+    assert stack.termination is not None and stack.termination.reason is TerminationReason.NO_CONTEXT
+
+
+def test_process_rejects_dump_without_threads() -> None:
+    dump = SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX).add_module(APP, 0x1000, "app")
+    with pytest.raises(InspectorError, match="thread list"):
+        process(dump.to_minidump())
+
+
+def test_process_symbols_rust_minidump_rejects(tmp_path: Path) -> None:
+    """A .sym without its final newline: rust-minidump refuses it; we name frames but unwind as it does."""
+    store = _store(tmp_path, "app", APP_SYMS, final_newline=False)
+    stack = Section(start=STACK).d64(APP + 0x3000).d64(APP + 0x1105).append_repeated(0, 64)
+    dump = (
+        SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX)
+        .add_module(APP, 0x4000, "/usr/bin/app", debug_id=debug_id("app"), debug_file="app")
+        .add_thread(1, context=SynthContext.amd64(rip=APP + 0x2010, rsp=STACK), stack=stack)
+    )
+    state = process(dump.to_minidump(), ProcessOptions(symbol_paths=(store,), use_symbols_cache=False))
+    frames = state.threads[0].frames
+    assert frames[0].function_name == "crash"
+    # no CFI: the scan accepts any word in the module, as rust-minidump does without symbols
+    assert frames[1].trust is FrameTrust.SCAN and frames[1].return_address == APP + 0x3000
+    step = frames[1].found_by
+    assert step is not None and "rust-minidump rejects" in step.attempts[0].reason
+    entry = state.modules[0].symbols
+    assert entry.loaded and entry.corrupt and entry.rust_minidump_rejects
+    assert any(p.code == "RustMinidumpRejects" for p in state.problems)
+    # with unwind_with_rejected_symbols the file's CFI is used
+    options = ProcessOptions(
+        symbol_paths=(store,), use_symbols_cache=False, walk=WalkOptions(unwind_with_rejected_symbols=True)
+    )
+    fixed = process(dump.to_minidump(), options).threads[0].frames
+    assert fixed[1].trust is FrameTrust.CFI and fixed[1].return_address == APP + 0x3000
+
+
+def test_process_cancel_between_frames(tmp_path: Path) -> None:
+    dump = _two_thread_dump()
+    token = CancelToken()
+    events = process_events(dump.to_minidump(), ProcessOptions(), cancel=token)
+    assert isinstance(next(events), DumpLoaded)
+    assert isinstance(next(events), FrameWalked)
+    token.cancel()
+    with pytest.raises(Cancelled):
+        list(events)
+
+
+def test_hostile_stack_is_bounded() -> None:
+    """A 1 MiB stack full of return addresses in a module without symbols: the frame cap stops it, fast."""
+    words = 1 << 17
+    stack = Section(start=STACK)
+    for i in range(words):
+        stack.d64(APP + 0x100 + (i & 0xFF))
+    dump = (
+        SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX)
+        .add_module(APP, 0x4000, "app")
+        .add_thread(1, context=SynthContext.amd64(rip=APP + 0x10, rsp=STACK), stack=stack)
+    )
+    started = time.perf_counter()
+    state = process(dump.to_minidump(), ProcessOptions(walk=WalkOptions(max_frames=5000)))
+    elapsed = time.perf_counter() - started
+    stack_result = state.threads[0]
+    assert len(stack_result.frames) == 5000
+    assert (
+        stack_result.termination is not None
+        and stack_result.termination.reason is TerminationReason.MAX_FRAMES
+    )
+    assert elapsed < 10
+
+
+def test_process_accepts_a_path(tmp_path: Path) -> None:
+    dump = _two_thread_dump()
+    path = tmp_path / "crash.dmp"
+    path.write_bytes(dump.finish())
+    state = process(path)
+    assert state.path == str(path) and len(state.threads) == 2
+    assert state.threads[0].frames[0].found_by is None
