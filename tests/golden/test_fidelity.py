@@ -1,0 +1,117 @@
+"""Every corpus case against rust-minidump 0.25.0's JSON: the same frames, and the same report.
+
+Frames are matched as `../shared/tools/compare-stackwalk` does (instruction within 1 byte,
+same module, same function where the reference names one, same inline functions) and,
+beyond that, field by field: trust, offsets, file and line, `missing_symbols`. The rest of
+the document must be equal too, except the fields listed in KNOWN_DIFFERENCES.md:
+
+* `crash_info` fields from rust-minidump's amd64 disassembly (we have no disassembler);
+* `inspector_problems` (our addition);
+* frame 0 of `breakpad/linux_inline` and `.old-inline-syms`, whose symbol file rust-minidump
+  refuses (no final newline / old INLINE syntax) while we read it and name the frame.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspector.core.process import ProcessOptions, process
+from inspector.core.report.json_report import json_document
+from tests.golden.conftest import read_cases
+
+pytestmark = pytest.mark.golden
+
+CASES = read_cases()
+
+#: crash_info fields rust-minidump computes by disassembling the crashing instruction (amd64).
+DISASSEMBLY_FIELDS = frozenset(
+    {"instruction", "memory_accesses", "instruction_pointer_update", "possible_bit_flips", "adjusted_address"}
+)
+#: (case, thread index, frame index) -> frame fields allowed to differ, and why.
+FRAME_DIFFERENCES: dict[tuple[str, int, int], tuple[frozenset[str], str]] = {
+    (label, 0, 0): (
+        frozenset({"function", "function_offset", "file", "line", "missing_symbols", "inlines"}),
+        "rust-minidump 0.25 refuses this .sym file; we read it and name the frame",
+    )
+    for label in ("breakpad/linux_inline", "breakpad/linux_inline.old-inline-syms")
+}
+#: What compare-stackwalk compares, then the fields we also hold equal.
+FRAME_FIELDS = (
+    "frame",
+    "offset",
+    "module",
+    "function",
+    "inlines",
+    "trust",
+    "module_offset",
+    "function_offset",
+    "file",
+    "line",
+    "missing_symbols",
+    "unloaded_modules",
+)
+
+
+def _ours(corpus: Path, dump: str, symbols: tuple[str, ...], cache: Path) -> dict[str, object]:
+    options = ProcessOptions(symbol_paths=tuple(corpus / s for s in symbols), symbols_cache=cache)
+    document = json_document(process(corpus / dump, options))
+    # round-trip through JSON so types compare as the reference's do
+    loaded: dict[str, object] = json.loads(json.dumps(document))
+    return loaded
+
+
+def _frame_matches(ours: dict[str, object], ref: dict[str, object]) -> bool:
+    """compare-stackwalk's rule."""
+    co, ro = int(str(ours["offset"]), 16), int(str(ref["offset"]), 16)
+    if abs(co - ro) > 1 or ours.get("module") != ref.get("module"):
+        return False
+    return not (ref.get("function") and ours.get("function") != ref.get("function"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_case_matches_rust_minidump(
+    corpus: Path, symbols_cache: Path, case: tuple[str, str, tuple[str, ...], str]
+) -> None:
+    label, dump, symbols, reference = case
+    ours = _ours(corpus, dump, symbols, symbols_cache)
+    ref = json.loads((corpus / reference).read_text(encoding="utf-8"))
+
+    ours_threads, ref_threads = ours.pop("threads"), ref.pop("threads")
+    assert isinstance(ours_threads, list) and isinstance(ref_threads, list)
+    assert len(ours_threads) == len(ref_threads)
+    for t, (ot, rt) in enumerate(zip(ours_threads, ref_threads, strict=True)):
+        of, rf = ot.pop("frames"), rt.pop("frames")
+        assert ot == rt, f"thread {t}"
+        assert len(of) == len(rf), f"thread {t}: {len(of)} frames, reference {len(rf)}"
+        for n, (a, b) in enumerate(zip(of, rf, strict=True)):
+            allowed, _ = FRAME_DIFFERENCES.get((label, t, n), (frozenset(), ""))
+            assert _frame_matches(a, b) or "function" in allowed, f"thread {t} frame {n}: {a} vs {b}"
+            if b.get("inlines") and "inlines" not in allowed:
+                assert a.get("inlines") == b["inlines"], f"thread {t} frame {n} inlines"
+            for name in FRAME_FIELDS:
+                if name not in allowed:
+                    assert a.get(name) == b.get(name), f"thread {t} frame {n} {name}"
+
+    ours_crashing, ref_crashing = ours.pop("crashing_thread", None), ref.pop("crashing_thread", None)
+    assert (ours_crashing is None) == (ref_crashing is None)
+    if isinstance(ours_crashing, dict) and isinstance(ref_crashing, dict):
+        ours_frames, ref_frames = ours_crashing.pop("frames"), ref_crashing.pop("frames")
+        assert ours_crashing == ref_crashing
+        assert ours_frames[0]["registers"] == ref_frames[0]["registers"]
+
+    ours_crash, ref_crash = ours.pop("crash_info"), ref.pop("crash_info")
+    assert isinstance(ours_crash, dict) and isinstance(ref_crash, dict)
+    for name in set(ours_crash) | set(ref_crash):
+        if name not in DISASSEMBLY_FIELDS:
+            assert ours_crash.get(name) == ref_crash.get(name), f"crash_info.{name}"
+
+    problems = ours.pop("inspector_problems")
+    assert isinstance(problems, list)
+    assert ours == ref
+
+
+def test_corpus_cases_are_listed(corpus: Path) -> None:
+    assert len(CASES) >= 70
