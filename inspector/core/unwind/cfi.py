@@ -21,6 +21,7 @@ CfiStackWalker):
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from inspector.core.minidump import CpuContext, Module
 from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_cfi, evaluate_win
@@ -153,16 +154,21 @@ def cfi_attempt(
     def read_word(address: int) -> int | None:
         return memory.read(address, width)
 
+    def evaluate(expression: str, cfa: int | None) -> PostfixResult:
+        # 64-bit arithmetic as rust-minidump, memory words of the CPU's width
+        result = evaluate_cfi(expression, registers=registers, read_word=read_word, cfa=cfa, width=8)
+        return result if width == 8 else _with_read_size(result, width)
+
     cfa_expr = lookup.rules.get(".cfa")
     ra_expr = lookup.rules.get(".ra")
     if cfa_expr is None or ra_expr is None:
         missing = ".cfa" if cfa_expr is None else ".ra"
         return _failed(Strategy.CFI, f"the rules have no {missing} rule", detail()), None
-    cfa = evaluate_cfi(cfa_expr, registers=registers, read_word=read_word, cfa=None, width=8)
+    cfa = evaluate(cfa_expr, None)
     if not cfa.ok or cfa.value is None:
         evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.FAILED))
         return _failed(Strategy.CFI, f".cfa could not be evaluated: {cfa.error}", detail()), None
-    ra = evaluate_cfi(ra_expr, registers=registers, read_word=read_word, cfa=cfa.value, width=8)
+    ra = evaluate(ra_expr, cfa.value)
     if not ra.ok or ra.value is None:
         evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.CFA))
         evaluations.append(RuleEvaluation(".ra", ra_expr, ra, RuleEffect.FAILED))
@@ -190,7 +196,7 @@ def cfi_attempt(
     for name, expression in rules:
         if name in (".cfa", ".ra"):
             continue
-        result = evaluate_cfi(expression, registers=registers, read_word=read_word, cfa=cfa.value, width=8)
+        result = evaluate(expression, cfa.value)
         if result.ok and result.value is not None:
             effect = caller.set(name, result.value)
         else:
@@ -376,6 +382,15 @@ def _fpo(
         f"read at {eip_address:#x}"
     )
     return StrategyAttempt(strategy, Outcome.FOUND, reason, detail(), state.registers()), True
+
+
+def _with_read_size(result: PostfixResult, size: int) -> PostfixResult:
+    """The result with its memory reads recorded at the word size actually read."""
+    steps = tuple(
+        replace(step, read=replace(step.read, size=size)) if step.read is not None else step
+        for step in result.steps
+    )
+    return replace(result, steps=steps)
 
 
 def _na(strategy: Strategy, reason: str) -> StrategyAttempt:
