@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
-from inspector.core.symbols import IndexCache, SymbolFile
+from inspector.core.symbols import IndexCache, SymbolFile, index_build
 from tests.symbols.reference_model import Reference
 from tests.symbols.sym_strategies import probe_addresses, sym_files
 
@@ -77,6 +78,19 @@ def assert_damage_matches(sf: SymbolFile, ref: Reference) -> None:
 @SETTINGS
 @given(data=sym_files())
 def test_index_and_cache_lookups_equal_the_reference(tmp_path: Path, data: bytes) -> None:
+    check_against_reference(tmp_path, data)
+
+
+@settings(SETTINGS, max_examples=60)
+@given(data=sym_files())
+def test_tiny_chunks_give_the_same_index(tmp_path: Path, data: bytes) -> None:
+    """Chunks of a few dozen bytes put chunk boundaries inside and between every kind of line."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index_build, "CHUNK_BYTES", 23)
+        check_against_reference(tmp_path, data)
+
+
+def check_against_reference(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "file.sym"
     path.write_bytes(data)
     ref = Reference(data)
