@@ -2,7 +2,7 @@
 
 One index describes one `.sym` file. It holds only sorted numeric arrays and
 byte offsets into the `.sym` file; every name, rule text and sub-record stays
-in the `.sym` file and is read from its mmap when a lookup needs it. The same
+in the `.sym` file and is read from it when a lookup needs it. The same
 bytes are the on-disk cache file and, when the cache cannot be written, the
 in-memory index.
 

@@ -4,7 +4,7 @@
 `IndexCache` when a valid entry exists (no numpy, O(1) apart from the checksum),
 else by one vectorised pass (`index_build`, numpy), which is then stored.
 Nothing else is parsed up front. A lookup bisects the sorted u64 arrays of the
-index and then parses only what it touches, from the mmap of the `.sym`:
+index and then parses only what it touches, read from the `.sym` with `os.pread`:
 the record line itself, and for line/inline queries the FUNC's block of line
 and INLINE records, for CFI the INIT block's delta rows (both kept in a small
 per-file cache of parsed blocks).
@@ -728,21 +728,33 @@ class SymbolFile:
 
 
 class _Reader:
-    """Positioned reads of the `.sym` file (thread-safe: `os.pread` has no shared file position)."""
+    """Positioned reads of the `.sym` file, safe from several threads.
 
-    __slots__ = ("fd", "size")
+    `os.pread` has no shared file position; where it does not exist (Windows)
+    a lock serialises seek + read.
+    """
+
+    __slots__ = ("fd", "lock", "size")
 
     def __init__(self, fd: int, size: int) -> None:
         self.fd = fd
         self.size = size
+        self.lock = threading.Lock()
+
+    def _pread(self, n: int, offset: int) -> bytes:
+        if hasattr(os, "pread"):
+            return os.pread(self.fd, n, offset)
+        with self.lock:  # pragma: no cover - platforms without pread
+            os.lseek(self.fd, offset, os.SEEK_SET)
+            return os.read(self.fd, n)
 
     def read(self, start: int, end: int) -> bytes:
         end = min(end, self.size)
         if end <= start:
             return b""
-        data = os.pread(self.fd, end - start, start)
+        data = self._pread(end - start, start)
         while len(data) < end - start:  # a short read (or the file shrank)
-            more = os.pread(self.fd, end - start - len(data), start + len(data))
+            more = self._pread(end - start - len(data), start + len(data))
             if not more:
                 break
             data += more
