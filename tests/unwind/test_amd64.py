@@ -478,3 +478,25 @@ def test_amd64_frame_limit_stops_walk(tmp_path: Path, limit: int) -> None:
     assert len(walk.frames) == limit
     assert walk.termination.reason is TerminationReason.MAX_FRAMES
     assert walk.termination.message == f"stopped after {limit} frames (the frame limit)"
+
+
+def test_amd64_breakpad_scanned_frame_limit(tmp_path: Path) -> None:
+    """Breakpad stops scanning after max_frames_scanned_ (2^14) scanned frames; here 2."""
+    stack = Section(start=STACK_START)
+    for i in range(8):
+        stack.d64(MODULE2 + 0x100 + 0x10 * i)
+    stack.append_repeated(0, 64)
+    options = WalkOptions(policy=WalkPolicy.BREAKPAD, max_scanned_frames=2)
+    walk = case(tmp_path).walk(stack, options=options, rip=MODULE1 + 0x200, rsp=STACK_START, rbp=1)
+    assert [f.trust for f in walk.frames] == [FrameTrust.CONTEXT, FrameTrust.SCAN, FrameTrust.SCAN]
+    scan = walk.termination.failed_attempts[-1]
+    assert (scan.strategy, scan.outcome) == (Strategy.SCAN, Outcome.NOT_APPLICABLE)
+    assert scan.reason == "scanning is disabled after 2 scanned frames"
+    unlimited = case(tmp_path).walk(stack, rip=MODULE1 + 0x200, rsp=STACK_START, rbp=1)
+    assert len(unlimited.frames) == 9
+
+
+def test_frame_limits_per_policy() -> None:
+    assert WalkOptions().frame_limit == 100_000 and WalkOptions().scanned_frame_limit is None
+    breakpad = WalkOptions(policy=WalkPolicy.BREAKPAD)
+    assert (breakpad.frame_limit, breakpad.scanned_frame_limit) == (1 << 20, 1 << 14)

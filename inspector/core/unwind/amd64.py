@@ -271,9 +271,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "rsp is not known"))
     if not walk.scan_allowed:
         return StrategyResult.failed(
-            StrategyAttempt(
-                strategy, Outcome.NOT_APPLICABLE, "scanning is disabled after 16384 scanned frames"
-            )
+            StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, walk.scan_disabled_reason)
         )
     last_bp = ctx.get(FRAME_POINTER_REGISTER)
     last_sp = ctx.value(STACK_POINTER_REGISTER)

@@ -209,9 +209,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "sp is not known"))
     if not walk.scan_allowed:
         return StrategyResult.failed(
-            StrategyAttempt(
-                strategy, Outcome.NOT_APPLICABLE, "scanning is disabled after 16384 scanned frames"
-            )
+            StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, walk.scan_disabled_reason)
         )
     result = scan_stack(
         walk.env,

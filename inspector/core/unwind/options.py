@@ -35,7 +35,8 @@ class WalkOptions:
     """Options for walking one dump; immutable so it can cross threads.
 
     `max_frames` None means the policy's default (100 000 for rust-minidump, 2^20 for
-    Breakpad).
+    Breakpad); `max_scanned_frames` None means the policy's (no limit for rust-minidump,
+    2^14 for Breakpad: after that many frames found by scanning, no more scanning).
 
     Three switches select rust-minidump behaviour that changed after release 0.25.0, the
     release the reference outputs (and the fidelity score) come from:
@@ -59,6 +60,7 @@ class WalkOptions:
 
     policy: WalkPolicy = WalkPolicy.RUST_MINIDUMP
     max_frames: int | None = None
+    max_scanned_frames: int | None = None
     extended_scan_after_cfi: bool = False
     windows_frame_pointer_probe: bool = False
     arm64_lr_recovery: bool = True
@@ -84,4 +86,6 @@ class WalkOptions:
     @property
     def scanned_frame_limit(self) -> int | None:
         """After this many scanned frames no more scanning (Breakpad only; None = no limit)."""
+        if self.max_scanned_frames is not None:
+            return max(0, self.max_scanned_frames)
         return BREAKPAD_MAX_SCANNED_FRAMES if self.breakpad else None

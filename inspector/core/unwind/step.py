@@ -34,6 +34,10 @@ class ThreadWalk:
         limit = self.env.options.scanned_frame_limit
         return limit is None or self.scanned_frames < limit
 
+    @property
+    def scan_disabled_reason(self) -> str:
+        return f"scanning is disabled after {self.env.options.scanned_frame_limit} scanned frames"
+
 
 @dataclass(frozen=True, slots=True)
 class StrategyResult:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from dataclasses import replace
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.minidump import CpuContext, MemoryRegion, UnloadedModuleList
@@ -131,7 +132,7 @@ def _symbolized(frame: StackFrame, env: WalkEnvironment, unloaded: UnloadedModul
         hits = _unloaded_hits(frame.instruction, unloaded)
         if not hits:
             return frame
-        return _replace(frame, unloaded_modules=hits)
+        return replace(frame, unloaded_modules=hits)
     index, module = hit
     symbol = env.symbolize(module, frame.instruction)
     inlines = (
@@ -139,13 +140,7 @@ def _symbolized(frame: StackFrame, env: WalkEnvironment, unloaded: UnloadedModul
         if symbol is None
         else tuple(InlineFrame(i.function_name, i.source_file, i.source_line) for i in symbol.inlines)
     )
-    return _replace(frame, module=module, module_index=index, symbol=symbol, inlines=inlines)
-
-
-def _replace(frame: StackFrame, **changes: object) -> StackFrame:
-    from dataclasses import replace
-
-    return replace(frame, **changes)  # type: ignore[arg-type]
+    return replace(frame, module=module, module_index=index, symbol=symbol, inlines=inlines)
 
 
 def _unloaded_hits(address: int, unloaded: UnloadedModuleList | None) -> tuple[UnloadedHit, ...]:
