@@ -125,11 +125,15 @@ def caller_by_leaf_return(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
 def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     """The standard rbp chain: return address at rbp+8, caller rbp at rbp, caller rsp = rbp+16.
 
-    rust-minidump checks the chain is well ordered (`caller rsp > rbp`, `caller rbp >=
-    caller rsp`), that the caller's rbp points into the stack, that rip is canonical and
-    that rsp grows and is in the stack. On Windows the frame register may point up to 240
-    bytes into the frame (UNWIND_INFO's frame offset), so 16 offsets 0, 16, …, 240 are
-    tried (rust-minidump 0.26); an unreadable word ends the probing.
+    Situation: no CFI, but the function kept a frame pointer. Example: the prologue
+    `push rbp; mov rbp, rsp` leaves [rbp] = the caller's rbp and [rbp+8] = the return
+    address. Handling (rust-minidump): check the chain is well ordered (`caller rsp > rbp`,
+    `caller rbp >= caller rsp`), that the caller's rbp points into the stack, that rip is
+    canonical and that rsp grows and is in the stack. On Windows, where MSVC sets the frame
+    register into the middle of the frame (`lea rbp, [rsp+0x20]`, UNWIND_INFO's frame
+    offset, at most 240), rust-minidump 0.26 tries the offsets 0, 16, …, 240 (option
+    `windows_frame_pointer_probe`; 0.25 does not use rbp on Windows at all); an unreadable
+    word ends the probing.
     """
     env = walk.env
     ctx = callee.context

@@ -78,7 +78,12 @@ class PostCheck:
 
 
 def instruction_check(caller: CpuContext) -> PostCheck:
-    """Every CPU: an instruction pointer in the first page means the stack has ended."""
+    """Every CPU: an instruction pointer in the first page means the stack has ended.
+
+    Situation: the outermost frame's "return address" is a terminator or garbage. Example:
+    `_start` has no caller, its CFI yields `.ra` = 0. Handling: a caller ip below 4096 ends
+    the walk (no real code lives in the first page).
+    """
     ip = caller.value(caller.register_set.instruction_pointer)
     return PostCheck(
         Check(f"caller instruction pointer {ip:#x} is at least 0x1000", ip >= 4096),
@@ -87,7 +92,13 @@ def instruction_check(caller: CpuContext) -> PostCheck:
 
 
 def strictly_increasing_sp(callee: CpuContext, caller: CpuContext) -> PostCheck:
-    """x86/amd64 (rust-minidump): the caller's stack pointer must be above the callee's."""
+    """x86/amd64 (rust-minidump): the caller's stack pointer must be above the callee's.
+
+    Situation: a bad CFI rule, a frame-pointer cycle or a scan in the wrong place would
+    produce the same frame again and again. Example: `.cfa: $rsp` (no change). Handling:
+    the stack grows down, so a caller must have a strictly higher sp; otherwise the walk
+    ends. This guarantees progress: every walk is bounded by the stack's size.
+    """
     name = callee.register_set.stack_pointer
     old, new = callee.value(name), caller.value(name)
     return PostCheck(
