@@ -1,6 +1,6 @@
 """One Breakpad `.sym` file: a lazy index over its text, with rust-minidump's lookup rules.
 
-`SymbolFile.open(path, cache=...)` maps the file and gets its index: from the
+`SymbolFile.open(path, cache=...)` opens the file and gets its index: from the
 `IndexCache` when a valid entry exists (no numpy, O(1) apart from the checksum),
 else by one vectorised pass (`index_build`, numpy), which is then stored.
 Nothing else is parsed up front. A lookup bisects the sorted u64 arrays of the
