@@ -123,7 +123,10 @@ def run(argv: list[str]) -> int:
     try:
         text = _report(args)
     except InspectorError as exc:
-        print(f"crash-inspector: error: {exc}", file=sys.stderr)
+        message = str(exc)
+        if str(args.dump) not in message:
+            message = f"{args.dump}: {message}"
+        print(f"crash-inspector: error: {message}", file=sys.stderr)
         return EXIT_UNUSABLE
     except Exception as exc:  # a bug of ours on strange input: still one line, no traceback
         log.debug("stackwalk failed", exc_info=True)
