@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING
 from inspector import __version__
 from inspector.resources import sample_dump, sample_symbols
 
+#: the --color-scheme choices (also in inspector.gui.theme, which imports Qt)
+COLOR_SCHEMES = ("system", "light", "dark")
+
 if TYPE_CHECKING:  # Qt is imported only when the GUI starts
     from PySide6.QtWidgets import QApplication
 
@@ -86,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--color-scheme",
-        choices=("system", "light", "dark"),
+        choices=COLOR_SCHEMES,
         default="system",
         help="follow the system's light or dark appearance (default), or force one",
     )
@@ -115,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from inspector.gui.main_window import MainWindow
     from inspector.gui.session import Session
     from inspector.gui.settings import Settings
-    from inspector.gui.theme import apply_color_scheme, system_prefers_dark
+    from inspector.gui.theme import apply_color_scheme, wants_dark
 
     QApplication.setOrganizationName(ORGANIZATION)
     QApplication.setApplicationName(APPLICATION)
@@ -126,8 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setDesktopFileName(APPLICATION)
     if options.color_scheme != "system":
         scheme = Qt.ColorScheme.Dark if options.color_scheme == "dark" else Qt.ColorScheme.Light
-        app.styleHints().setColorScheme(scheme)
-    apply_color_scheme(app, system_prefers_dark(app))
+        app.styleHints().setColorScheme(scheme)  # platforms with a theme follow this themselves
+    apply_color_scheme(app, wants_dark(app, options.color_scheme))
 
     if options.settings is not None:
         store = QSettings(str(options.settings), QSettings.Format.IniFormat)
@@ -142,7 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     session = Session(cache_dir=settings.effective_cache_dir())
     window = MainWindow(
-        session, settings, session_symbol_paths=session_symbols, interactive=options.screenshot is None
+        session,
+        settings,
+        session_symbol_paths=session_symbols,
+        interactive=options.screenshot is None,
+        color_scheme=options.color_scheme,
     )
     session.set_symbol_paths(window.effective_symbol_paths(), reanalyze=False)
     hook = ExceptHook(window.present_error if options.screenshot is None else None).install()

@@ -150,6 +150,12 @@ class DumpSnapshot:
                 )
             )
         assertion = dump.assertion
+        if assertion is not None and not (
+            assertion.type or assertion.expression or assertion.function or assertion.file or assertion.line
+        ):
+            # Some writers (Electron/Crashpad on Windows) emit an all-zero AssertionInfo stream: it says
+            # nothing, and "Unknown assertion type 0x00000000" in the header would only mislead.
+            assertion = None
         summary = CrashSummary(
             os_name=info.os_name if info else None,
             os_version=info.os_ver if info else None,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl
-from PySide6.QtGui import QColor, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
 SYMBOL_SUFFIX = ".sym"
@@ -94,18 +94,24 @@ class DropOverlay(QWidget):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         palette = self.palette()
         shade = QColor(palette.color(palette.ColorRole.Window))
-        shade.setAlpha(215)
+        shade.setAlpha(200)
         painter.fillRect(self.rect(), shade)
-        pen = QColor(palette.color(palette.ColorRole.Highlight))
-        painter.setPen(pen)
-        margin = 16
-        painter.drawRoundedRect(self.rect().adjusted(margin, margin, -margin, -margin), 12, 12)
         font = painter.font()
-        font.setPointSizeF(font.pointSizeF() * 1.5)
+        font.setPointSizeF(font.pointSizeF() * 1.4)
         font.setBold(True)
         painter.setFont(font)
-        painter.setPen(palette.color(palette.ColorRole.WindowText))
-        painter.drawText(self.rect(), int(Qt.AlignmentFlag.AlignCenter), "\n".join(self._lines))
+        text = "\n".join(self._lines)
+        metrics = painter.fontMetrics()
+        bounds = metrics.boundingRect(self.rect(), int(Qt.AlignmentFlag.AlignCenter), text)
+        card = bounds.adjusted(-40, -28, 40, 28)
+        painter.setBrush(palette.color(palette.ColorRole.Base))
+        pen = QPen(palette.color(palette.ColorRole.Highlight))
+        pen.setWidth(3)
+        painter.setPen(pen)
+        painter.drawRoundedRect(card, 14, 14)
+        painter.setPen(palette.color(palette.ColorRole.Text))
+        painter.drawText(card, int(Qt.AlignmentFlag.AlignCenter), text)
         painter.end()

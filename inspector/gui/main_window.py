@@ -48,7 +48,7 @@ from inspector.gui.panes.thread_pane import ThreadPane
 from inspector.gui.preferences_dialog import PreferencesDialog, SymbolPreferences
 from inspector.gui.session import LoadFailure, Session
 from inspector.gui.settings import STATE_VERSION, Settings
-from inspector.gui.theme import Theme, apply_color_scheme, system_prefers_dark
+from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,7 @@ class MainWindow(QMainWindow):
         *,
         session_symbol_paths: Sequence[Path] = (),
         interactive: bool = True,
+        color_scheme: str = "system",
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -78,9 +79,11 @@ class MainWindow(QMainWindow):
         #: False: errors go to the status bar and the log only (screenshots, scripted runs)
         self.interactive = interactive
         self.message_box: QMessageBox | None = None
+        #: "system" follows the desktop's light/dark setting as it changes; "light" / "dark" force one
+        self.color_scheme = color_scheme
         app = QApplication.instance()
         assert isinstance(app, QApplication)
-        self.theme = Theme.for_scheme(system_prefers_dark(app), app.font())
+        self.theme = Theme.for_scheme(wants_dark(app, color_scheme), app.font())
 
         self.setDockNestingEnabled(True)
         self.setDocumentMode(True)
@@ -165,7 +168,7 @@ class MainWindow(QMainWindow):
         width = max(self.width(), 1)
         self.resizeDocks(
             [d["threads"], d["memory"], d["registers"]],
-            [round(width * 0.31), round(width * 0.40), round(width * 0.29)],
+            [round(width * 0.32), round(width * 0.39), round(width * 0.29)],
             Qt.Orientation.Horizontal,
         )
         height = max(self.height(), 1)
@@ -559,7 +562,7 @@ class MainWindow(QMainWindow):
             return
         self.setWindowTitle(f"{doc.path.name} — {WINDOW_TITLE}")
         self.setWindowFilePath(str(doc.path))
-        if self.interactive and doc.path.exists():
+        if self.interactive:
             self.settings.add_recent_file(doc.path)
             self.settings.sync()
             self._update_recent_menu()
@@ -655,9 +658,11 @@ class MainWindow(QMainWindow):
 
     @Slot(Qt.ColorScheme)
     def _on_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
+        if self.color_scheme != "system":
+            return
         app = QApplication.instance()
         assert isinstance(app, QApplication)
-        dark = system_prefers_dark(app)
+        dark = wants_dark(app)
         apply_color_scheme(app, dark)
         # The palette change reaches the widgets through events; rebuild our colours after it.
         QTimer.singleShot(0, lambda: self.set_theme(Theme.for_scheme(dark, app.font())))

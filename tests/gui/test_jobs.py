@@ -107,3 +107,21 @@ def test_a_missing_symbol_path_is_reported_not_fatal(tmp_path: Path) -> None:
     assert isinstance(first, DumpLoaded)
     assert [p.reason for p in first.symbol_path_problems] == ["does not exist"]
     assert isinstance(events[-1], Finished)
+
+
+def test_an_empty_assertion_record_is_no_assertion(corpus_dir: Path) -> None:
+    """node-minidump's windows.dmp carries an all-zero AssertionInfo stream (Electron's Crashpad)."""
+    from inspector.core.minidump import Minidump
+    from inspector.gui.document import DumpSnapshot
+
+    empty = DumpSnapshot.from_dump(Minidump.open(corpus_dir / "node-minidump" / "windows.dmp"))
+    real = DumpSnapshot.from_dump(Minidump.open(corpus_dir / "rust-minidump" / "invalid-parameter.dmp"))
+    try:
+        assert empty.summary.assertion is None
+        assert real.summary.assertion is not None
+        assert real.summary.assertion.startswith(
+            "Invalid parameter passed to library function format != nullptr"
+        )
+    finally:
+        empty.close()
+        real.close()

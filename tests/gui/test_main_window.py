@@ -229,6 +229,7 @@ def test_alt_number_jumps_between_panes_and_ctrl_g_goes_to_an_address(
         ("registers", window.register_pane),
         ("modules", window.module_pane),
         ("problems", window.problem_pane),
+        ("summary", window.summary_pane),
     ):
         action = window.pane_actions[key]
         assert action.shortcut().toString().startswith("Alt+")

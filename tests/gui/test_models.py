@@ -116,6 +116,7 @@ def test_module_model_and_its_filter(
     assert cell(model, 0, M.COL_SYMBOLS) == "loaded"
     assert cell(model, 0, M.COL_SYMBOL_FILE) == str(loaded.path)
     assert cell(model, 1, M.COL_SYMBOLS) == "missing"
+    assert cell(model, 1, M.COL_SYMBOL_FILE) == "tried /syms/linux-vdso.so.1/ID/linux-vdso.so.1.sym"
     assert "/syms/linux-vdso.so.1/ID/linux-vdso.so.1.sym" in str(
         cell(model, 1, M.COL_SYMBOLS, Qt.ItemDataRole.ToolTipRole)
     )

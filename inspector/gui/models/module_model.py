@@ -137,8 +137,12 @@ class ModuleTableModel(QAbstractTableModel):
             if column == self.COL_NAME and row == self._main:
                 return self._theme.bold
             return None
-        if role == _ROLE.ForegroundRole and column == self.COL_SYMBOLS and state is not None:
-            return self._status_color(state)
+        if role == _ROLE.ForegroundRole and state is not None:
+            if column == self.COL_SYMBOLS:
+                return self._status_color(state)
+            if column == self.COL_SYMBOL_FILE and state.path is None:
+                return self._theme.muted
+            return None
         if role == _ROLE.ToolTipRole:
             return self._tooltip(module, state, column, row)
         return None
@@ -170,7 +174,14 @@ class ModuleTableModel(QAbstractTableModel):
         if column == self.COL_SYMBOLS:
             return self._shown_state(state)
         if column == self.COL_SYMBOL_FILE:
-            return str(state.path) if state is not None and state.path is not None else ""
+            if state is None:
+                return ""
+            if state.path is not None:
+                return str(state.path)
+            if state.state is SymbolLoadState.MISSING and state.tried:
+                more = f" (and {len(state.tried) - 1} more)" if len(state.tried) > 1 else ""
+                return f"tried {state.tried[0]}{more}"
+            return ""
         return ""
 
     def _sort_key(self, module: Module, state: ModuleSymbolState | None, column: int) -> object:

@@ -89,6 +89,9 @@ class SummaryPane(QWidget):
                 grid.addWidget(value, row, pair * 2 + 1)
             self.values[key] = value
             self._captions[key] = caption
+        # keyboard: focus lands on the crashing-thread link; Tab moves through the links (Enter follows)
+        self.setFocusProxy(self.values["thread"])
+        self.setTabOrder(self.values["thread"], self.values["symbols"])
         grid.setColumnStretch(1, 3)
         grid.setColumnStretch(3, 2)
 

@@ -48,7 +48,8 @@ class DataTableView(QTableView):
         for column, (text, font) in samples.items():
             metrics = QFontMetrics(font or self.font())
             title = model.headerData(column, Qt.Orientation.Horizontal) if model is not None else None
-            title_width = QFontMetrics(header.font()).horizontalAdvance(str(title or "")) + padding
+            # the header draws its own margins and a sort indicator slot around the title
+            title_width = QFontMetrics(header.font()).horizontalAdvance(str(title or "")) + max(padding, 24)
             header.resizeSection(column, max(metrics.horizontalAdvance(text) + padding, title_width))
 
     def source_row(self, index: QModelIndex) -> int:

@@ -51,12 +51,12 @@ class ThreadPane(QWidget):
     def _fit(self, theme: Theme) -> None:
         M = ThreadTableModel
         self.view.fit_columns(
-            padding=16,
+            padding=14,
             samples={
                 M.COL_INDEX: ("⚡ 99", theme.bold),
                 M.COL_ID: ("9999999", None),
                 M.COL_NAME: ("render_farm", theme.bold),
-                M.COL_FRAMES: ("Frames", None),
+                M.COL_FRAMES: ("999", None),
                 M.COL_TOP: ("libc.so.6 + 0x85f16", theme.mono),
             },
         )
