@@ -168,7 +168,7 @@ class MainWindow(QMainWindow):
         width = max(self.width(), 1)
         self.resizeDocks(
             [d["threads"], d["memory"], d["registers"]],
-            [round(width * 0.32), round(width * 0.39), round(width * 0.29)],
+            [round(width * 0.31), round(width * 0.40), round(width * 0.29)],
             Qt.Orientation.Horizontal,
         )
         height = max(self.height(), 1)

@@ -18,10 +18,10 @@ class ThreadTableModel(QAbstractTableModel):
     COL_NAME = 2
     COL_FRAMES = 3
     COL_TOP = 4
-    HEADERS = ("#", "Thread ID", "Name", "Frames", "Top frame")
+    HEADERS = ("#", "TID", "Name", "Frames", "Top frame")
     TOOLTIPS = (
         "Index in the dump's thread list",
-        "Operating-system thread id",
+        "Thread id given by the operating system",
         "Thread name recorded in the dump",
         "Frames found by the stackwalker",
         "Where the thread's registers say it is (instruction pointer and module)",

@@ -49,7 +49,7 @@ class DataTableView(QTableView):
             metrics = QFontMetrics(font or self.font())
             title = model.headerData(column, Qt.Orientation.Horizontal) if model is not None else None
             # the header draws its own margins and a sort indicator slot around the title
-            title_width = QFontMetrics(header.font()).horizontalAdvance(str(title or "")) + max(padding, 24)
+            title_width = QFontMetrics(header.font()).horizontalAdvance(str(title or "")) + max(padding, 20)
             header.resizeSection(column, max(metrics.horizontalAdvance(text) + padding, title_width))
 
     def source_row(self, index: QModelIndex) -> int:

@@ -55,7 +55,7 @@ class ThreadPane(QWidget):
             samples={
                 M.COL_INDEX: ("⚡ 99", theme.bold),
                 M.COL_ID: ("9999999", None),
-                M.COL_NAME: ("render_farm", theme.bold),
+                M.COL_NAME: ("render_farm", None),
                 M.COL_FRAMES: ("999", None),
                 M.COL_TOP: ("libc.so.6 + 0x85f16", theme.mono),
             },
