@@ -7,7 +7,6 @@ scripts and CI never pay for (or need) a display stack.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -52,12 +51,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _print_help() -> None:
-    parser = argparse.ArgumentParser(
-        prog="crash-inspector",
-        description="Inspect native crash dumps (.dmp) with Breakpad symbols (.sym).",
-        epilog="Without a sub-command the GUI starts; see `crash-inspector gui --help`-style "
-        "options in the README. Sub-commands run headless: "
-        + (", ".join(sorted(_SUBCOMMANDS)) or "(none yet)"),
+    from inspector.app import build_parser  # no Qt at import time
+
+    parser = build_parser()
+    parser.epilog = (
+        "Headless sub-commands (no Qt): "
+        + (", ".join(sorted(_SUBCOMMANDS)) or "(none yet)")
+        + ("; run `crash-inspector COMMAND --help` for each.")
     )
-    parser.add_argument("--version", action="version", version=f"crash-inspector {__version__}")
     parser.print_help()

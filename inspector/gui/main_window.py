@@ -1,33 +1,680 @@
-"""The main window."""
+"""The main window: dockable panes around the session, menus, status bar with progress, drops, settings.
+
+The window composes: it builds the panes, puts each in a dock, and wires
+window-level actions. Panes link to each other only through the `Session`.
+"""
 
 from __future__ import annotations
 
+import itertools
+import logging
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QMainWindow
+from PySide6.QtCore import QByteArray, Qt, QTimer, Slot
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeySequence,
+    QShowEvent,
+)
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QToolButton,
+    QWidget,
+)
+
+from inspector import __version__
+from inspector.gui.document import AnalysisRequest
+from inspector.gui.file_drop import DropOverlay, DropPlan, plan_drop
+from inspector.gui.jobs import Progress
+from inspector.gui.panes.memory_pane import MemoryPane
+from inspector.gui.panes.module_pane import ModulePane
+from inspector.gui.panes.problem_pane import ProblemPane
+from inspector.gui.panes.register_pane import RegisterPane
+from inspector.gui.panes.summary_pane import SummaryPane
+from inspector.gui.panes.thread_pane import ThreadPane
+from inspector.gui.preferences_dialog import PreferencesDialog, SymbolPreferences
+from inspector.gui.session import LoadFailure, Session
+from inspector.gui.settings import STATE_VERSION, Settings
+from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
+
+log = logging.getLogger(__name__)
 
 WINDOW_TITLE = "Crash Inspector"
+DUMP_FILTER = "Minidumps (*.dmp *.mdmp);;All files (*)"
+DEFAULT_SIZE = (1440, 900)
+STATUS_TIMEOUT_MS = 8000
 
 
 class MainWindow(QMainWindow):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(
+        self,
+        session: Session,
+        settings: Settings,
+        *,
+        session_symbol_paths: Sequence[Path] = (),
+        interactive: bool = True,
+        color_scheme: str = "system",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
         self.setWindowTitle(WINDOW_TITLE)
-        self.resize(1280, 800)
-        self._summary = QLabel("No dump open", self)
-        self._summary.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.setCentralWidget(self._summary)
+        self.session = session
+        self.settings = settings
+        #: symbol paths used in this session only (from the command line); searched after the saved ones
+        self.session_symbol_paths = tuple(Path(p) for p in session_symbol_paths)
+        #: False: errors go to the status bar and the log only (screenshots, scripted runs)
+        self.interactive = interactive
+        self.message_box: QMessageBox | None = None
+        #: "system" follows the desktop's light/dark setting as it changes; "light" / "dark" force one
+        self.color_scheme = color_scheme
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        self.theme = Theme.for_scheme(wants_dark(app, color_scheme), app.font())
 
-    def open_dump(self, path: Path) -> None:
-        try:
-            size = path.stat().st_size
-        except OSError as exc:
-            self._summary.setText(f"Cannot open {path}: {exc.strerror or exc}")
+        self.setDockNestingEnabled(True)
+        self.setDocumentMode(True)
+        self.setAcceptDrops(True)
+        placeholder = QWidget(self)
+        placeholder.setObjectName("centralPlaceholder")
+        placeholder.setMaximumSize(0, 0)
+        self.setCentralWidget(placeholder)
+        placeholder.hide()
+
+        theme = self.theme
+        self.summary_pane = SummaryPane(session, theme)
+        self.thread_pane = ThreadPane(session, theme)
+        self.memory_pane = MemoryPane(session, theme, words_per_row=settings.words_per_row)
+        self.register_pane = RegisterPane(session, theme)
+        self.module_pane = ModulePane(session, theme)
+        self.problem_pane = ProblemPane(session, theme)
+        self.docks: dict[str, QDockWidget] = {}
+        self._build_docks()
+        self._build_actions()
+        self._build_menus()
+        self._build_status_bar()
+        self.drop_overlay = DropOverlay(self)
+
+        self.summary_pane.missing_symbols_requested.connect(self.show_modules_lacking_symbols)
+        self.memory_pane.message.connect(self._show_status)
+        self.memory_pane.words_per_row_changed.connect(self._save_words_per_row)
+        self.problem_pane.count_changed.connect(self._on_problem_count)
+        session.analysis_started.connect(self._on_analysis_started)
+        session.document_changed.connect(self._on_document_changed)
+        session.progress_changed.connect(self._on_progress)
+        session.analysis_finished.connect(self._on_analysis_finished)
+        session.analysis_cancelled.connect(self._on_analysis_cancelled)
+        session.analysis_failed.connect(self._on_analysis_failed)
+        session.busy_changed.connect(self._on_busy_changed)
+        app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
+
+        self.resize(*DEFAULT_SIZE)
+        self._default_state = self.saveState(STATE_VERSION)
+        self._shown_once = False
+        self._restored_state = False
+        self._restore_layout()
+        self._set_tab_order()
+        self._on_busy_changed(session.is_busy)
+        self._update_recent_menu()
+
+    # ---- construction ----
+
+    def _dock(self, key: str, title: str, pane: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"{key}Dock")
+        dock.setWidget(pane)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        self.addDockWidget(area, dock)
+        self.docks[key] = dock
+        return dock
+
+    def _build_docks(self) -> None:
+        area = Qt.DockWidgetArea
+        self.setCorner(Qt.Corner.TopLeftCorner, area.TopDockWidgetArea)
+        self.setCorner(Qt.Corner.TopRightCorner, area.TopDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomLeftCorner, area.BottomDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, area.BottomDockWidgetArea)
+        summary = self._dock("summary", "Summary", self.summary_pane, area.TopDockWidgetArea)
+        self._dock("threads", "Threads", self.thread_pane, area.LeftDockWidgetArea)
+        memory = self._dock("memory", "Stack Memory", self.memory_pane, area.RightDockWidgetArea)
+        registers = self._dock("registers", "Registers", self.register_pane, area.RightDockWidgetArea)
+        modules = self._dock("modules", "Modules", self.module_pane, area.BottomDockWidgetArea)
+        problems = self._dock("problems", "Problems", self.problem_pane, area.BottomDockWidgetArea)
+        self.splitDockWidget(memory, registers, Qt.Orientation.Horizontal)
+        self.tabifyDockWidget(modules, problems)
+        modules.raise_()
+        summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+
+    def _apply_default_sizes(self) -> None:
+        """Share the window between the docks (only takes effect once the window has its size)."""
+        d = self.docks
+        width = max(self.width(), 1)
+        self.resizeDocks(
+            [d["threads"], d["memory"], d["registers"]],
+            [round(width * 0.31), round(width * 0.40), round(width * 0.29)],
+            Qt.Orientation.Horizontal,
+        )
+        height = max(self.height(), 1)
+        self.resizeDocks(
+            [d["threads"], d["modules"]],
+            [round(height * 0.62), round(height * 0.38)],
+            Qt.Orientation.Vertical,
+        )
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            if not self._restored_state:
+                self._apply_default_sizes()
+
+    def _action(
+        self,
+        text: str,
+        slot: object,
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+        *,
+        tip: str = "",
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(tip)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        key = QKeySequence.StandardKey
+        self.open_action = self._action("&Open…", self.choose_dump, key.Open, tip="Open a minidump")
+        self.reanalyze_action = self._action(
+            "&Reanalyze", self.session.reanalyze, "F5", tip="Run the analysis of the open dump again"
+        )
+        self.cancel_action = self._action(
+            "&Cancel", self.session.cancel, "Esc", tip="Stop the running analysis"
+        )
+        self.cancel_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.add_symbol_folder_action = self._action(
+            "Add Symbol &Folder…", self.choose_symbol_folder, tip="Search a folder for symbol files"
+        )
+        self.add_symbol_file_action = self._action(
+            "Add Symbol F&ile…", self.choose_symbol_files, tip="Use single .sym files"
+        )
+        self.preferences_action = self._action("&Preferences…", self.edit_preferences, key.Preferences)
+        if QKeySequence(key.Preferences).isEmpty():
+            self.preferences_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.quit_action = self._action("&Quit", self.close, key.Quit)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        self.go_to_address_action = self._action(
+            "Go to &Address…",
+            self.focus_go_to_address,
+            "Ctrl+G",
+            tip="Show an address in the stack memory pane",
+        )
+        self.crashing_thread_action = self._action(
+            "&Crashing Thread", self.select_crashing_thread, "Ctrl+Shift+C", tip="Select the crashing thread"
+        )
+        self.reset_layout_action = self._action("&Reset Layout", self.reset_layout)
+        self.about_action = self._action("&About Crash Inspector", self.show_about)
+        self.pane_actions: dict[str, QAction] = {}
+        for number, (pane_key, title) in enumerate(
+            (
+                ("threads", "Threads"),
+                ("memory", "Stack Memory"),
+                ("registers", "Registers"),
+                ("modules", "Modules"),
+                ("problems", "Problems"),
+                ("summary", "Summary"),
+            ),
+            start=1,
+        ):
+            action = self._action(
+                f"Go to {title}", lambda _=False, k=pane_key: self.focus_pane(k), f"Alt+{number}"
+            )
+            self.pane_actions[pane_key] = action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self.open_action)
+        self.recent_menu = QMenu("Open &Recent", self)
+        self.recent_menu.setObjectName("recentMenu")
+        file_menu.addMenu(self.recent_menu)
+        file_menu.addSeparator()
+        file_menu.addAction(self.reanalyze_action)
+        file_menu.addAction(self.cancel_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.add_symbol_folder_action)
+        file_menu.addAction(self.add_symbol_file_action)
+        file_menu.addAction(self.preferences_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+
+        go_menu = bar.addMenu("&Go")
+        go_menu.addAction(self.go_to_address_action)
+        go_menu.addAction(self.crashing_thread_action)
+        go_menu.addSeparator()
+        for action in self.pane_actions.values():
+            go_menu.addAction(action)
+
+        view_menu = bar.addMenu("&View")
+        for dock in self.docks.values():
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        view_menu.addAction(self.reset_layout_action)
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.about_action)
+
+    def _build_status_bar(self) -> None:
+        status = self.statusBar()
+        status.setObjectName("statusBar")
+        self.status_label = QLabel(self)
+        self.status_label.setObjectName("statusMessage")
+        self.progress_bar = QProgressBar(self)
+        self.progress_bar.setObjectName("analysisProgress")
+        self.progress_bar.setMaximumWidth(220)
+        self.progress_bar.setTextVisible(True)
+        self.cancel_button = QToolButton(self)
+        self.cancel_button.setDefaultAction(self.cancel_action)
+        self.cancel_button.setAutoRaise(True)
+        status.addPermanentWidget(self.progress_bar)
+        status.addPermanentWidget(self.cancel_button)
+
+    def _set_tab_order(self) -> None:
+        chain: list[QWidget] = [
+            self.thread_pane.view,
+            self.thread_pane.filter,
+            self.memory_pane.view,
+            self.memory_pane.go_to,
+            self.memory_pane.words,
+            self.register_pane.view,
+            self.module_pane.view,
+            self.module_pane.filter,
+            self.module_pane.lacking_only,
+            self.problem_pane.view,
+        ]
+        for first, second in itertools.pairwise(chain):
+            self.setTabOrder(first, second)
+
+    # ---- layout persistence ----
+
+    def _restore_layout(self) -> None:
+        geometry = self.settings.window_geometry
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = self.settings.window_state
+        if state is not None:
+            self._restored_state = self.restoreState(state, STATE_VERSION)
+            if not self._restored_state:
+                log.info("saved window layout is from another version; using the default layout")
+
+    def save_layout(self) -> None:
+        self.settings.window_geometry = self.saveGeometry()
+        self.settings.window_state = self.saveState(STATE_VERSION)
+        self.settings.sync()
+
+    @Slot()
+    def reset_layout(self) -> None:
+        self.restoreState(QByteArray(self._default_state), STATE_VERSION)
+        for dock in self.docks.values():
+            dock.show()
+        self.docks["modules"].raise_()
+        self._apply_default_sizes()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.interactive:  # a scripted run (screenshot) leaves the user's layout alone
+            self.save_layout()
+        self.session.shutdown()
+        super().closeEvent(event)
+
+    # ---- opening dumps ----
+
+    def open_dump(self, path: Path | str) -> None:
+        """Open a dump in the worker; on error the current dump stays shown and the error is reported."""
+        path = Path(path)
+        self.session.open_dump(path)
+
+    @Slot()
+    def choose_dump(self) -> None:
+        start = self.settings.last_directory
+        name, _ = QFileDialog.getOpenFileName(self, "Open a minidump", str(start or ""), DUMP_FILTER)
+        if name:
+            self.settings.last_directory = Path(name).parent
+            self.open_dump(Path(name))
+
+    def _update_recent_menu(self) -> None:
+        menu = self.recent_menu
+        menu.clear()
+        files = self.settings.recent_files
+        for number, path in enumerate(files, start=1):
+            prefix = f"&{number} " if number < 10 else ""
+            action = menu.addAction(f"{prefix}{path.name}")
+            action.setToolTip(str(path))
+            action.setStatusTip(str(path))
+            action.triggered.connect(lambda _=False, p=path: self.open_dump(p))
+        if files:
+            menu.addSeparator()
+            menu.addAction("Clear Recent Files", self._clear_recent)
+        menu.setEnabled(bool(files))
+
+    @Slot()
+    def _clear_recent(self) -> None:
+        self.settings.clear_recent_files()
+        self.settings.sync()
+        self._update_recent_menu()
+
+    # ---- symbol paths ----
+
+    def effective_symbol_paths(self) -> list[Path]:
+        """The saved symbol paths, then this session's (command line), each once."""
+        paths: list[Path] = []
+        for p in [*self.settings.symbol_paths, *self.session_symbol_paths]:
+            if p not in paths:
+                paths.append(p)
+        return paths
+
+    def add_symbol_paths(self, paths: Iterable[Path]) -> list[Path]:
+        """Save these symbol paths (folders or .sym files) and re-run the analysis; returns those added."""
+        given = list(paths)
+        added = self.settings.add_symbol_paths(given)
+        self.settings.sync()
+        if added:
+            names = ", ".join(str(p) for p in added)
+            self._show_status(
+                f"Added symbol path {names}" + ("; analysing again" if self.session.document else "")
+            )
+            self.session.set_symbol_paths(self.effective_symbol_paths())
+        elif given:
+            self._show_status(f"{given[0]} is already a symbol path")
+        return added
+
+    @Slot()
+    def choose_symbol_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, "Add a symbol folder", str(self.settings.last_directory or "")
+        )
+        if folder:
+            self.add_symbol_paths([Path(folder)])
+
+    @Slot()
+    def choose_symbol_files(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(
+            self,
+            "Add symbol files",
+            str(self.settings.last_directory or ""),
+            "Breakpad symbols (*.sym);;All files (*)",
+        )
+        if files:
+            self.add_symbol_paths(Path(f) for f in files)
+
+    def preferences_dialog(self) -> PreferencesDialog:
+        s = self.settings
+        prefs = SymbolPreferences(tuple(s.symbol_paths), s.symbol_cache_enabled, s.symbol_cache_dir)
+        extra = [p for p in self.session_symbol_paths if p not in s.symbol_paths]
+        return PreferencesDialog(prefs, self, session_only_paths=extra)
+
+    @Slot()
+    def edit_preferences(self) -> None:
+        dialog = self.preferences_dialog()
+        dialog.accepted.connect(lambda: self.apply_preferences(dialog.preferences()))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+
+    def apply_preferences(self, prefs: SymbolPreferences) -> None:
+        s = self.settings
+        s.symbol_paths = list(prefs.paths)
+        s.symbol_cache_enabled = prefs.cache_enabled
+        s.symbol_cache_dir = prefs.cache_dir
+        s.sync()
+        self.session.cache_dir = s.effective_cache_dir()
+        if self.session.set_symbol_paths(self.effective_symbol_paths()):
+            self._show_status("Symbol paths changed; analysing again")
+
+    # ---- drag and drop ----
+
+    def _drop_plan(self, event: QDragEnterEvent | QDragMoveEvent | QDropEvent) -> DropPlan | None:
+        mime = event.mimeData()
+        if not mime.hasUrls():
+            return None
+        plan = plan_drop(mime.urls())
+        return None if plan.empty else plan
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        plan = self._drop_plan(event)
+        if plan is None:
+            event.ignore()
             return
-        self._summary.setText(f"{path.name}\n{size:,} bytes")
-        self.setWindowTitle(f"{path.name} — {WINDOW_TITLE}")
+        event.acceptProposedAction()
+        self.drop_overlay.show_plan(plan)
 
-    def summary_text(self) -> str:
-        return self._summary.text()
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.drop_overlay.hide()
+        event.accept()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.drop_overlay.hide()
+        plan = self._drop_plan(event)
+        if plan is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.apply_drop(plan)
+
+    def apply_drop(self, plan: DropPlan) -> None:
+        """Add dropped symbol paths, then open the first dropped dump (one analysis run for both)."""
+        if plan.symbol_paths:
+            added = self.settings.add_symbol_paths(plan.symbol_paths)
+            self.settings.sync()
+            if added:
+                self._show_status("Added symbol path " + ", ".join(str(p) for p in added))
+            else:
+                self._show_status("Already a symbol path: " + ", ".join(str(p) for p in plan.symbol_paths))
+            self.session.set_symbol_paths(self.effective_symbol_paths(), reanalyze=not plan.dumps)
+        if plan.dumps:
+            self.open_dump(plan.dumps[0])
+
+    # ---- panes and navigation ----
+
+    @Slot()
+    def focus_pane(self, key: str) -> None:
+        dock = self.docks[key]
+        dock.show()
+        dock.raise_()
+        widget = dock.widget()
+        if widget is not None:
+            widget.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    @Slot()
+    def focus_go_to_address(self) -> None:
+        self.focus_pane("memory")
+        self.memory_pane.focus_go_to()
+
+    @Slot()
+    def select_crashing_thread(self) -> None:
+        doc = self.session.document
+        crashing = doc.snapshot.crashing_thread if doc is not None else None
+        if crashing is None:
+            self._show_status("This dump names no crashing thread")
+            return
+        self.session.select_thread(crashing.index)
+        self.focus_pane("threads")
+
+    @Slot()
+    def show_modules_lacking_symbols(self) -> None:
+        self.module_pane.show_lacking_only(True)
+        self.focus_pane("modules")
+
+    @Slot()
+    def show_about(self) -> None:
+        self._message(
+            QMessageBox.Icon.Information,
+            "About Crash Inspector",
+            f"Crash Inspector {__version__}\n\nInspect native crash minidumps with Breakpad symbols, "
+            "and see why every frame was found.",
+        )
+
+    # ---- session feedback ----
+
+    def _show_status(self, text: str, timeout_ms: int = STATUS_TIMEOUT_MS) -> None:
+        self.statusBar().showMessage(text, timeout_ms)
+
+    def status_text(self) -> str:
+        return self.statusBar().currentMessage()
+
+    @Slot(object)
+    def _on_analysis_started(self, request: object) -> None:
+        assert isinstance(request, AnalysisRequest)
+        self._show_status(f"Opening {request.dump_path.name}…", 0)
+        self.progress_bar.setRange(0, 0)
+        self.progress_bar.setFormat("")
+
+    @Slot()
+    def _on_document_changed(self) -> None:
+        doc = self.session.document
+        if doc is None:
+            self.setWindowTitle(WINDOW_TITLE)
+            return
+        self.setWindowTitle(f"{doc.path.name} — {WINDOW_TITLE}")
+        self.setWindowFilePath(str(doc.path))
+        if self.interactive:
+            self.settings.add_recent_file(doc.path)
+            self.settings.sync()
+            self._update_recent_menu()
+        snap = doc.snapshot
+        self._show_status(
+            f"{doc.path.name}: {len(snap.threads)} threads, {len(snap.modules)} modules; looking up symbols…",
+            0,
+        )
+
+    @Slot(object)
+    def _on_progress(self, progress: object) -> None:
+        assert isinstance(progress, Progress)
+        fraction = progress.fraction
+        if fraction is None:
+            self.progress_bar.setRange(0, 0)
+            return
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setValue(round(fraction * 1000))
+        self.progress_bar.setFormat(f"symbols {progress.symbols_loaded}/{progress.symbols_requested}")
+
+    @Slot()
+    def _on_analysis_finished(self) -> None:
+        doc = self.session.document
+        if doc is None:
+            self._show_status("Done")
+            return
+        snap = doc.snapshot
+        lacking = len(doc.modules_lacking_symbols())
+        problems = len(doc.problems())
+        parts = [f"{doc.path.name}: {len(snap.threads)} threads, {len(snap.modules)} modules"]
+        if lacking:
+            parts.append(f"{lacking} without symbols")
+        if problems:
+            parts.append(f"{problems} problem{'s' if problems != 1 else ''} (see Problems)")
+        self._show_status(", ".join(parts), 0)
+
+    @Slot()
+    def _on_analysis_cancelled(self) -> None:
+        self._show_status("Analysis cancelled")
+
+    @Slot(object)
+    def _on_analysis_failed(self, failure: object) -> None:
+        assert isinstance(failure, LoadFailure)
+        doc = self.session.document
+        if failure.document_shown:
+            title = "Analysis failed"
+            text = f"The analysis of {failure.path.name} stopped: {failure.message}"
+        else:
+            title = "Cannot open dump"
+            text = failure.message
+            if doc is not None:
+                text += f"\n\n{doc.path.name} is still shown."
+        self._show_status(f"{title}: {failure.message}", 0)
+        self.present_error(title, text)
+
+    @Slot(bool)
+    def _on_busy_changed(self, busy: bool) -> None:
+        self.cancel_action.setEnabled(busy)
+        self.progress_bar.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        if not busy:
+            self.progress_bar.reset()
+
+    @Slot(int)
+    def _on_problem_count(self, count: int) -> None:
+        dock = self.docks["problems"]
+        dock.setWindowTitle(f"Problems ({count})" if count else "Problems")
+        doc = self.session.document
+        if count and doc is not None and doc.snapshot.problems:
+            dock.show()
+            dock.raise_()
+
+    @Slot(int)
+    def _save_words_per_row(self, words: int) -> None:
+        self.settings.words_per_row = words
+
+    # ---- errors ----
+
+    def present_error(self, title: str, text: str) -> None:
+        """Tell the user, without blocking: a window-modal message box (interactive) or the log."""
+        log.warning("%s: %s", title, text.replace("\n\n", " "))
+        if self.interactive:
+            self._message(QMessageBox.Icon.Warning, title, text)
+
+    def _message(self, icon: QMessageBox.Icon, title: str, text: str) -> None:
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("messageBox")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.message_box = box
+        box.open()
+
+    # ---- appearance ----
+
+    @Slot(Qt.ColorScheme)
+    def _on_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
+        if self.color_scheme != "system":
+            return
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        dark = wants_dark(app)
+        apply_color_scheme(app, dark)
+        # The palette change reaches the widgets through events; rebuild our colours after it.
+        QTimer.singleShot(0, lambda: self.set_theme(Theme.for_scheme(dark, app.font())))
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        for pane in (
+            self.summary_pane,
+            self.thread_pane,
+            self.memory_pane,
+            self.register_pane,
+            self.module_pane,
+            self.problem_pane,
+        ):
+            pane.set_theme(theme)

@@ -1,0 +1,437 @@
+"""What the GUI knows about the open dump: immutable snapshots from the worker, collected on the GUI thread.
+
+Nothing here imports Qt. The worker builds a `DumpSnapshot` (threads with
+their starting contexts and stack regions, modules, memory, the crash summary
+and the reader's problems) and `ModuleSymbolState`s; both are frozen and safe
+to hand across threads. `Document` is the GUI thread's collection of them for
+one analysis, updated only by `Session` as events arrive.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from inspector.core.minidump import CpuContext, MemoryRegion, MemoryView, Minidump, Module, ModuleList
+from inspector.core.minidump.errors import StreamProblem
+from inspector.core.minidump.format import stream_type_name
+from inspector.core.symbols import ModuleSymbols, PathProblem, SymbolStatus
+from inspector.core.types import Cpu, Os, format_address
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisRequest:
+    """What to analyse: a dump, the symbol paths to search (in order) and where symbol indexes are cached."""
+
+    dump_path: Path
+    symbol_paths: tuple[Path, ...] = ()
+    cache_dir: Path | None = None
+
+
+# ---- the dump as the reader saw it ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CrashSummary:
+    """The facts of the summary header; None where the dump does not say."""
+
+    os_name: str | None
+    os_version: str | None
+    cpu_arch: str | None
+    cpu_info: str | None
+    cpu_count: int | None
+    crash_reason: str | None
+    crash_address: int | None
+    crashing_thread: int | None
+    assertion: str | None
+    process_id: int | None
+    process_uptime: int | None
+    dump_time: int | None
+
+
+class ContextSource(enum.Enum):
+    """Where a thread's starting registers come from."""
+
+    EXCEPTION = "exception record"
+    THREAD = "thread list"
+    NONE = "no context"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ThreadEntry:
+    """One thread before any unwinding: its registers and the stack memory a walk would read."""
+
+    index: int
+    thread_id: int
+    name: str | None
+    context: CpuContext | None
+    context_source: ContextSource
+    stack: MemoryRegion | None
+    is_crashing: bool
+
+    @property
+    def instruction_pointer(self) -> int | None:
+        return None if self.context is None else self.context.instruction_pointer
+
+    @property
+    def stack_pointer(self) -> int | None:
+        return None if self.context is None else self.context.stack_pointer
+
+    @property
+    def label(self) -> str:
+        """`#2 renderer` (or `#2` without a name)."""
+        return f"#{self.index} {self.name}" if self.name else f"#{self.index}"
+
+
+class PointerKind(enum.Enum):
+    MODULE = "module"
+    STACK = "stack"
+
+
+@dataclass(frozen=True, slots=True)
+class PointerTarget:
+    """What a word that looks like a pointer points into."""
+
+    kind: PointerKind
+    text: str
+    module_index: int | None = None
+    thread_index: int | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DumpSnapshot:
+    """Everything the reader got out of one dump, parsed completely in the worker.
+
+    After `Minidump.parse_all()` every stream is cached, so reading these
+    fields (and the memory regions, read-only views of the mapping) from the
+    GUI thread does no parsing and no file I/O beyond touching mapped pages.
+    """
+
+    path: Path
+    file_size: int
+    cpu: Cpu
+    os: Os
+    pointer_width: int
+    summary: CrashSummary
+    threads: tuple[ThreadEntry, ...]
+    modules: ModuleList
+    memory: MemoryView
+    problems: tuple[StreamProblem, ...]
+    dump: Minidump | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_dump(cls, dump: Minidump) -> DumpSnapshot:
+        """Parse every stream of `dump` and collect what the panes show (runs in the worker)."""
+        dump.parse_all()
+        info = dump.system_info
+        crashing = dump.crashing_thread_index
+        exception_context = dump.exception.context if dump.exception is not None else None
+        threads = []
+        for thread in dump.threads:
+            context = dump.thread_context(thread)
+            if context is None:
+                source = ContextSource.NONE
+            elif thread.index == crashing and context is exception_context:
+                source = ContextSource.EXCEPTION
+            else:
+                source = ContextSource.THREAD
+            threads.append(
+                ThreadEntry(
+                    index=thread.index,
+                    thread_id=thread.thread_id,
+                    name=dump.thread_name(thread),
+                    context=context,
+                    context_source=source,
+                    stack=dump.stack_region_for(thread, context),
+                    is_crashing=thread.index == crashing,
+                )
+            )
+        assertion = dump.assertion
+        if assertion is not None and not (
+            assertion.type or assertion.expression or assertion.function or assertion.file or assertion.line
+        ):
+            # Some writers (Electron/Crashpad on Windows) emit an all-zero AssertionInfo stream: it says
+            # nothing, and "Unknown assertion type 0x00000000" in the header would only mislead.
+            assertion = None
+        summary = CrashSummary(
+            os_name=info.os_name if info else None,
+            os_version=info.os_ver if info else None,
+            cpu_arch=info.cpu_arch if info else None,
+            cpu_info=info.cpu_info if info else None,
+            cpu_count=info.cpu_count if info else None,
+            crash_reason=dump.crash_reason,
+            crash_address=dump.crash_address,
+            crashing_thread=crashing,
+            assertion=assertion.describe() if assertion is not None else None,
+            process_id=dump.process_id,
+            process_uptime=dump.process_uptime,
+            dump_time=dump.header.time_date_stamp or None,
+        )
+        return cls(
+            path=dump.path or Path("<memory>"),
+            file_size=dump.size,
+            cpu=dump.cpu,
+            os=dump.os,
+            pointer_width=dump.pointer_width,
+            summary=summary,
+            threads=tuple(threads),
+            modules=dump.modules,
+            memory=dump.memory,
+            problems=dump.problems,
+            dump=dump,
+        )
+
+    def close(self) -> None:
+        """Release the dump's mapping (views still held elsewhere keep it alive until dropped)."""
+        if self.dump is not None:
+            self.dump.close()
+
+    # ---- lookups for the panes ----
+
+    def format_address(self, value: int) -> str:
+        return format_address(value, self.pointer_width)
+
+    def module_index_at(self, address: int) -> int | None:
+        return self.modules.index_at(address)
+
+    def module_at(self, address: int) -> Module | None:
+        return self.modules.module_at(address)
+
+    def describe_code_address(self, address: int) -> str:
+        """`libc.so.6 + 0x85f16`, or the bare address when no module holds it."""
+        module = self.modules.module_at(address)
+        if module is None:
+            return self.format_address(address)
+        return f"{module.filename} + {address - module.base:#x}"
+
+    def thread_with_stack_at(self, address: int) -> ThreadEntry | None:
+        for thread in self.threads:
+            if thread.stack is not None and thread.stack.contains(address):
+                return thread
+        return None
+
+    def describe_pointer(self, value: int) -> PointerTarget | None:
+        """What `value` points into if it is an address in a module or in a thread's stack."""
+        if value < 0x1000:
+            return None
+        index = self.modules.index_at(value)
+        if index is not None:
+            module = self.modules[index]
+            return PointerTarget(
+                PointerKind.MODULE, f"{module.filename} + {value - module.base:#x}", module_index=index
+            )
+        thread = self.thread_with_stack_at(value)
+        if thread is not None:
+            return PointerTarget(PointerKind.STACK, f"stack of {thread.label}", thread_index=thread.index)
+        return None
+
+    @property
+    def crashing_thread(self) -> ThreadEntry | None:
+        index = self.summary.crashing_thread
+        if index is None or not 0 <= index < len(self.threads):
+            return None
+        return self.threads[index]
+
+    @property
+    def dump_time_text(self) -> str | None:
+        stamp = self.summary.dump_time
+        if stamp is None:
+            return None
+        try:
+            when = datetime.datetime.fromtimestamp(stamp, tz=datetime.UTC)
+        except (OverflowError, OSError, ValueError):
+            return f"{stamp:#x} (not a valid time)"
+        return when.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+# ---- symbols as the GUI shows them ----------------------------------------------------------------
+
+
+class SymbolLoadState(enum.Enum):
+    PENDING = "pending"
+    LOADING = "loading…"
+    LOADED = "loaded"
+    DAMAGED = "damaged"
+    MISSING = "missing"
+    NO_IDENTIFIER = "no identifier"
+    UNREADABLE = "unreadable"
+    NOT_LOADED = "not loaded"
+
+    @property
+    def lacks_symbols(self) -> bool:
+        """Symbols were looked for and none are usable."""
+        return self in _LACKING
+
+    @property
+    def settled(self) -> bool:
+        """The lookup is over (whatever its outcome)."""
+        return self not in (SymbolLoadState.PENDING, SymbolLoadState.LOADING)
+
+
+_LACKING = frozenset({SymbolLoadState.MISSING, SymbolLoadState.NO_IDENTIFIER, SymbolLoadState.UNREADABLE})
+
+_STATE_OF_STATUS = {
+    SymbolStatus.LOADED: SymbolLoadState.LOADED,
+    SymbolStatus.DAMAGED: SymbolLoadState.DAMAGED,
+    SymbolStatus.NOT_FOUND: SymbolLoadState.MISSING,
+    SymbolStatus.NO_IDENTIFIER: SymbolLoadState.NO_IDENTIFIER,
+    SymbolStatus.UNREADABLE: SymbolLoadState.UNREADABLE,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleSymbolState:
+    """A module's symbol lookup as the Modules pane shows it (no open file: safe across threads)."""
+
+    state: SymbolLoadState
+    path: Path | None = None
+    tried: tuple[str, ...] = ()
+    found_by: str | None = None
+    damaged_lines: int = 0
+    damage_summary: str = ""
+    error: str | None = None
+    load_seconds: float = 0.0
+
+    @classmethod
+    def from_result(cls, result: ModuleSymbols) -> ModuleSymbolState:
+        damage = result.damage
+        return cls(
+            state=_STATE_OF_STATUS[result.status],
+            path=result.path,
+            tried=result.tried,
+            found_by=result.found_by,
+            damaged_lines=damage.total if damage is not None else 0,
+            damage_summary=damage.summary() if damage is not None and damage.damaged else "",
+            error=result.error,
+            load_seconds=result.load_seconds,
+        )
+
+    @property
+    def text(self) -> str:
+        """The Symbols column: `loaded`, `missing`, `damaged (3 lines)`, `unreadable: …`."""
+        state = self.state
+        if state is SymbolLoadState.DAMAGED:
+            lines = "line" if self.damaged_lines == 1 else "lines"
+            return f"damaged ({self.damaged_lines} {lines})"
+        if state is SymbolLoadState.UNREADABLE and self.error:
+            return f"unreadable: {self.error}"
+        return state.value
+
+    @property
+    def details(self) -> str:
+        """A few lines for a tooltip: where the file is, or everywhere it was looked for."""
+        state = self.state
+        lines: list[str] = []
+        if state in (SymbolLoadState.LOADED, SymbolLoadState.DAMAGED) and self.path is not None:
+            lines.append(f"Loaded from {self.path}")
+            if self.found_by:
+                lines.append(f"(found by {self.found_by})")
+            if self.damage_summary:
+                lines.append(self.damage_summary)
+        elif state is SymbolLoadState.MISSING:
+            lines.append("No symbol file found. Paths tried:" if self.tried else "No symbol paths are set.")
+            lines.extend(f"  {p}" for p in self.tried)
+        elif state is SymbolLoadState.NO_IDENTIFIER:
+            lines.append("The module record has no debug id and no code id to look symbols up by.")
+        elif state is SymbolLoadState.UNREADABLE:
+            lines.append(f"{self.path}: {self.error or 'cannot be read'}")
+        elif state is SymbolLoadState.NOT_LOADED:
+            lines.append("The analysis stopped before this module's symbols were looked for.")
+        else:
+            lines.append(f"Symbols {state.value}")
+        return "\n".join(lines)
+
+
+PENDING = ModuleSymbolState(SymbolLoadState.PENDING)
+LOADING = ModuleSymbolState(SymbolLoadState.LOADING)
+NOT_LOADED = ModuleSymbolState(SymbolLoadState.NOT_LOADED)
+
+
+class AnalysisStatus(enum.Enum):
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One row of the Problems pane."""
+
+    source: str
+    where: str
+    message: str
+    code: str
+
+
+class Document:
+    """One analysis of one dump, as far as it has got. Lives on the GUI thread; `Session` updates it."""
+
+    def __init__(
+        self,
+        request: AnalysisRequest,
+        snapshot: DumpSnapshot,
+        symbol_path_problems: Sequence[PathProblem] = (),
+    ) -> None:
+        self.request = request
+        self.snapshot = snapshot
+        self.symbol_path_problems = tuple(symbol_path_problems)
+        self.symbols: list[ModuleSymbolState] = [PENDING] * len(snapshot.modules)
+        self.status = AnalysisStatus.RUNNING
+        self.error: str | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.snapshot.path
+
+    def set_symbol_state(self, module_index: int, state: ModuleSymbolState) -> bool:
+        """Record a module's symbol state; False if the index is out of range or nothing changed."""
+        if not 0 <= module_index < len(self.symbols) or self.symbols[module_index] == state:
+            return False
+        self.symbols[module_index] = state
+        return True
+
+    def settle_unfinished(self) -> list[int]:
+        """Mark lookups that never finished as not loaded (the analysis stopped); their indexes."""
+        changed = []
+        for i, state in enumerate(self.symbols):
+            if not state.state.settled:
+                self.symbols[i] = NOT_LOADED
+                changed.append(i)
+        return changed
+
+    def modules_lacking_symbols(self) -> list[int]:
+        return [i for i, s in enumerate(self.symbols) if s.state.lacks_symbols]
+
+    @property
+    def symbols_settled(self) -> int:
+        return sum(1 for s in self.symbols if s.state.settled)
+
+    def problems(self) -> list[Problem]:
+        """The reader's problems, unusable symbol paths, and damaged or unreadable symbol files."""
+        out = [
+            Problem(
+                "dump",
+                "directory" if p.stream_type is None else _stream_name(p.stream_type),
+                p.message,
+                p.code,
+            )
+            for p in self.snapshot.problems
+        ]
+        out.extend(Problem("symbol path", p.path, p.reason, "SymbolPath") for p in self.symbol_path_problems)
+        for module, state in zip(self.snapshot.modules, self.symbols, strict=False):
+            if state.state is SymbolLoadState.DAMAGED:
+                out.append(Problem("symbols", module.filename, state.damage_summary, "DamagedSymbols"))
+            elif state.state is SymbolLoadState.UNREADABLE:
+                out.append(
+                    Problem("symbols", module.filename, f"{state.path}: {state.error}", "UnreadableSymbols")
+                )
+        return out
+
+
+def _stream_name(stream_type: int) -> str:
+    name = stream_type_name(stream_type)
+    return f"{name} ({stream_type:#x})" if name != "unknown" else f"stream {stream_type:#x}"

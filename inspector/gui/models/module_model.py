@@ -1,0 +1,247 @@
+"""`ModuleTableModel`: one row per loaded module, with its symbol status as it comes in from the worker.
+
+`ModuleFilterProxy` sorts it and can show only the modules that lack symbols
+(what the summary's "N modules lack symbols" link opens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+
+from inspector.core.minidump import Module
+from inspector.gui.document import AnalysisStatus, Document, ModuleSymbolState, SymbolLoadState
+from inspector.gui.models.roles import AddressRole, IndexRole, ItemRole, SortRole
+from inspector.gui.theme import Theme
+
+_Index = QModelIndex | QPersistentModelIndex
+_ROLE = Qt.ItemDataRole
+
+
+class ModuleTableModel(QAbstractTableModel):
+    COL_BASE = 0
+    COL_END = 1
+    COL_NAME = 2
+    COL_VERSION = 3
+    COL_DEBUG_FILE = 4
+    COL_DEBUG_ID = 5
+    COL_SYMBOLS = 6
+    COL_SYMBOL_FILE = 7
+    HEADERS = ("Base", "End", "Name", "Version", "Debug file", "Debug ID", "Symbols", "Symbol file")
+    TOOLTIPS = (
+        "Load address",
+        "One past the last byte of the module",
+        "File name of the loaded module",
+        "File version recorded in the dump",
+        "Debug file (PDB or ELF name) symbols are looked up by",
+        "Breakpad debug identifier",
+        "Symbol status: loaded, missing (with the paths tried), damaged (with counts)",
+        "The .sym file used",
+    )
+    _MONO = frozenset({COL_BASE, COL_END, COL_DEBUG_ID})
+
+    def __init__(self, theme: Theme, parent: object = None) -> None:
+        super().__init__(parent)  # type: ignore[arg-type]
+        self._theme = theme
+        self._document: Document | None = None
+        self._modules: tuple[Module, ...] = ()
+        self._main: int | None = None
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self._all_changed()
+
+    def set_document(self, document: Document | None) -> None:
+        self.beginResetModel()
+        self._document = document
+        self._modules = tuple(document.snapshot.modules) if document is not None else ()
+        self._main = document.snapshot.modules.main_module_index if document is not None else None
+        self.endResetModel()
+
+    def symbols_changed(self, module_indexes: Iterable[int]) -> None:
+        """The document's symbol states of these modules changed: repaint their status cells."""
+        for i in module_indexes:
+            if 0 <= i < len(self._modules):
+                self.dataChanged.emit(self.index(i, self.COL_SYMBOLS), self.index(i, self.COL_SYMBOL_FILE))
+
+    def refresh_status(self) -> None:
+        """The analysis state changed (pending modules read differently once it is over)."""
+        if self._modules:
+            self.dataChanged.emit(
+                self.index(0, self.COL_SYMBOLS), self.index(len(self._modules) - 1, self.COL_SYMBOL_FILE)
+            )
+
+    def _all_changed(self) -> None:
+        if self._modules:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._modules) - 1, len(self.HEADERS) - 1))
+
+    def module_at(self, row: int) -> Module | None:
+        return self._modules[row] if 0 <= row < len(self._modules) else None
+
+    def symbol_state(self, row: int) -> ModuleSymbolState | None:
+        doc = self._document
+        if doc is None or not 0 <= row < len(doc.symbols):
+            return None
+        return doc.symbols[row]
+
+    # ---- QAbstractTableModel ----
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._modules)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE.DisplayRole) -> object:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
+            return None
+        if role == _ROLE.DisplayRole:
+            return self.HEADERS[section]
+        if role == _ROLE.ToolTipRole:
+            return self.TOOLTIPS[section]
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
+        if not index.isValid() or self._document is None:
+            return None
+        row, column = index.row(), index.column()
+        if not 0 <= row < len(self._modules):
+            return None
+        module = self._modules[row]
+        state = self._document.symbols[row] if row < len(self._document.symbols) else None
+        if role == _ROLE.DisplayRole:
+            return self._display(module, state, column)
+        if role == SortRole:
+            return self._sort_key(module, state, column)
+        if role == ItemRole:
+            return module
+        if role == IndexRole:
+            return row
+        if role == AddressRole and column in (self.COL_BASE, self.COL_END):
+            return module.base if column == self.COL_BASE else module.end
+        if role == _ROLE.FontRole:
+            if column in self._MONO:
+                return self._theme.mono
+            if column == self.COL_NAME and row == self._main:
+                return self._theme.bold
+            return None
+        if role == _ROLE.ForegroundRole and state is not None:
+            if column == self.COL_SYMBOLS:
+                return self._status_color(state)
+            if column == self.COL_SYMBOL_FILE and state.path is None:
+                return self._theme.muted
+            return None
+        if role == _ROLE.ToolTipRole:
+            return self._tooltip(module, state, column, row)
+        return None
+
+    def _shown_state(self, state: ModuleSymbolState | None) -> str:
+        if state is None:
+            return ""
+        if state.state is SymbolLoadState.PENDING:
+            doc = self._document
+            running = doc is not None and doc.status is AnalysisStatus.RUNNING
+            return "pending" if running else "not requested"
+        return state.text
+
+    def _display(self, module: Module, state: ModuleSymbolState | None, column: int) -> str:
+        assert self._document is not None
+        snapshot = self._document.snapshot
+        if column == self.COL_BASE:
+            return snapshot.format_address(module.base)
+        if column == self.COL_END:
+            return snapshot.format_address(module.end)
+        if column == self.COL_NAME:
+            return module.filename
+        if column == self.COL_VERSION:
+            return module.version or ""
+        if column == self.COL_DEBUG_FILE:
+            return module.debug_file_name
+        if column == self.COL_DEBUG_ID:
+            return module.debug_id
+        if column == self.COL_SYMBOLS:
+            return self._shown_state(state)
+        if column == self.COL_SYMBOL_FILE:
+            if state is None:
+                return ""
+            if state.path is not None:
+                return str(state.path)
+            if state.state is SymbolLoadState.MISSING and state.tried:
+                more = f" (and {len(state.tried) - 1} more)" if len(state.tried) > 1 else ""
+                return f"tried {state.tried[0]}{more}"
+            return ""
+        return ""
+
+    def _sort_key(self, module: Module, state: ModuleSymbolState | None, column: int) -> object:
+        if column == self.COL_BASE:
+            return module.base
+        if column == self.COL_END:
+            return module.end
+        if column == self.COL_SYMBOLS:
+            return self._shown_state(state)
+        return self._display(module, state, column).lower()
+
+    def _status_color(self, state: ModuleSymbolState) -> object:
+        s = state.state
+        if s is SymbolLoadState.LOADED:
+            return self._theme.ok
+        if s is SymbolLoadState.DAMAGED:
+            return self._theme.warning
+        if s.lacks_symbols:
+            return self._theme.crash
+        return self._theme.muted
+
+    def _tooltip(self, module: Module, state: ModuleSymbolState | None, column: int, row: int) -> str:
+        if column in (self.COL_SYMBOLS, self.COL_SYMBOL_FILE) and state is not None:
+            return state.details
+        lines = [module.code_file or module.filename]
+        if row == self._main:
+            lines.append("Main module")
+        if module.code_id:
+            lines.append(f"Code ID {module.code_id}")
+        if module.debug_file:
+            lines.append(f"Debug file {module.debug_file}")
+        lines.append(f"Size {module.size:,} bytes ({module.size:#x})")
+        return "\n".join(lines)
+
+
+class ModuleFilterProxy(QSortFilterProxyModel):
+    """Sorts modules by `SortRole`; optionally shows only those whose symbols are missing or unusable."""
+
+    def __init__(self, parent: object = None) -> None:
+        super().__init__(parent)  # type: ignore[arg-type]
+        self.setSortRole(SortRole)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setFilterKeyColumn(-1)
+        self._lacking_only = False
+
+    @property
+    def lacking_only(self) -> bool:
+        return self._lacking_only
+
+    def set_lacking_only(self, on: bool) -> None:
+        if on != self._lacking_only:
+            self.beginFilterChange()
+            self._lacking_only = on
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
+        if self._lacking_only:
+            source = self.sourceModel()
+            if isinstance(source, ModuleTableModel):
+                state = source.symbol_state(source_row)
+                if state is None or not state.state.lacks_symbols:
+                    return False
+        return super().filterAcceptsRow(source_row, source_parent)

@@ -1,0 +1,162 @@
+"""`RegisterTableModel`: the registers of one context, which are known, and what their values point into.
+
+Phase 1 shows a thread's starting context; phase 2 gives it the selected
+frame's context plus, per register, where the value came from
+(`set_context(..., provenance=...)` already takes it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from inspector.core.minidump import CpuContext
+from inspector.gui.document import DumpSnapshot, PointerKind, PointerTarget
+from inspector.gui.models.roles import AddressRole, ItemRole, SortRole
+from inspector.gui.theme import Theme
+
+_Index = QModelIndex | QPersistentModelIndex
+_ROLE = Qt.ItemDataRole
+
+
+class RegisterTableModel(QAbstractTableModel):
+    COL_NAME = 0
+    COL_VALUE = 1
+    COL_STATE = 2
+    COL_POINTS_TO = 3
+    HEADERS = ("Register", "Value", "State", "Points to")
+    TOOLTIPS = (
+        "Register name (Breakpad's spelling)",
+        "Value, in the register's width",
+        "Whether the value is known: valid in the context, or unknown (a leftover that must not be trusted)",
+        "The module or thread stack the value points into, if any",
+    )
+
+    def __init__(self, theme: Theme, parent: object = None) -> None:
+        super().__init__(parent)  # type: ignore[arg-type]
+        self._theme = theme
+        self._snapshot: DumpSnapshot | None = None
+        self._context: CpuContext | None = None
+        self._rows: list[tuple[str, int, bool]] = []
+        self._targets: list[PointerTarget | None] = []
+        self._provenance: Mapping[str, str] = {}
+        self._valid_label = "valid"
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(self.HEADERS) - 1))
+
+    @property
+    def context(self) -> CpuContext | None:
+        return self._context
+
+    def set_context(
+        self,
+        snapshot: DumpSnapshot | None,
+        context: CpuContext | None,
+        *,
+        provenance: Mapping[str, str] | None = None,
+        valid_label: str = "valid",
+    ) -> None:
+        """Show `context`'s registers (None: none). `provenance` maps register → how its value was found."""
+        self.beginResetModel()
+        self._snapshot = snapshot
+        self._context = context
+        self._provenance = dict(provenance or {})
+        self._valid_label = valid_label
+        if context is None:
+            self._rows = []
+        else:
+            valid = context.valid
+            order = context.register_set.print_order or context.names
+            listed = set(order)
+            names = [*order, *(n for n in context.names if n not in listed)]
+            values = dict(context.registers())
+            self._rows = [(n, values[n], n in valid) for n in names]
+        self._targets = [
+            snapshot.describe_pointer(value) if snapshot is not None and known else None
+            for _, value, known in self._rows
+        ]
+        self.endResetModel()
+
+    def register_at(self, row: int) -> tuple[str, int, bool] | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, name: str) -> int | None:
+        for i, (n, _, _) in enumerate(self._rows):
+            if n == name:
+                return i
+        return None
+
+    # ---- QAbstractTableModel ----
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE.DisplayRole) -> object:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
+            return None
+        if role == _ROLE.DisplayRole:
+            return self.HEADERS[section]
+        if role == _ROLE.ToolTipRole:
+            return self.TOOLTIPS[section]
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
+        if not index.isValid() or self._context is None:
+            return None
+        row, column = index.row(), index.column()
+        if not 0 <= row < len(self._rows):
+            return None
+        name, value, known = self._rows[row]
+        target = self._targets[row]
+        if role == _ROLE.DisplayRole:
+            if column == self.COL_NAME:
+                return name
+            if column == self.COL_VALUE:
+                return self._context.format_register(name)
+            if column == self.COL_STATE:
+                return self._provenance.get(name, self._valid_label) if known else "unknown"
+            if column == self.COL_POINTS_TO:
+                return target.text if target is not None else ""
+            return None
+        if role == SortRole:
+            return (name, value, known, target.text if target else "")[column]
+        if role == ItemRole:
+            return (name, value, known)
+        if role == AddressRole:
+            return value if known else None
+        if role == _ROLE.FontRole and column in (self.COL_NAME, self.COL_VALUE):
+            return self._theme.mono
+        if role == _ROLE.ForegroundRole:
+            if not known:
+                return self._theme.muted
+            if column in (self.COL_VALUE, self.COL_POINTS_TO) and target is not None:
+                return (
+                    self._theme.code_pointer
+                    if target.kind is PointerKind.MODULE
+                    else self._theme.stack_pointer_value
+                )
+            return None
+        if role == _ROLE.ToolTipRole:
+            text = f"{name} = {value:#x} ({value})"
+            if not known:
+                text += "\nNot valid in this context: the value is a leftover and must not be trusted."
+            elif name in self._provenance:
+                text += f"\n{self._provenance[name]}"
+            if target is not None:
+                text += f"\nPoints into {target.text}"
+                if target.kind is PointerKind.STACK:
+                    text += " (double-click to show it in the stack memory pane)"
+            return text
+        return None

@@ -1,0 +1,167 @@
+"""`ThreadTableModel`: one row per thread of the dump."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from inspector.gui.document import Document, ThreadEntry
+from inspector.gui.models.roles import AddressRole, IndexRole, ItemRole, SortRole
+from inspector.gui.theme import Theme
+
+_Index = QModelIndex | QPersistentModelIndex
+_ROLE = Qt.ItemDataRole
+
+
+class ThreadTableModel(QAbstractTableModel):
+    COL_INDEX = 0
+    COL_ID = 1
+    COL_NAME = 2
+    COL_FRAMES = 3
+    COL_TOP = 4
+    HEADERS = ("#", "TID", "Name", "Frames", "Top frame")
+    TOOLTIPS = (
+        "Index in the dump's thread list",
+        "Thread id given by the operating system",
+        "Thread name recorded in the dump",
+        "Frames found by the stackwalker",
+        "Where the thread's registers say it is (instruction pointer and module)",
+    )
+
+    def __init__(self, theme: Theme, parent: object = None) -> None:
+        super().__init__(parent)  # type: ignore[arg-type]
+        self._theme = theme
+        self._document: Document | None = None
+        self._threads: tuple[ThreadEntry, ...] = ()
+        #: frames walked per thread index (phase 2 fills it; absent = not walked yet)
+        self._frame_counts: dict[int, int] = {}
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        if self._threads:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._threads) - 1, len(self.HEADERS) - 1))
+
+    def set_document(self, document: Document | None) -> None:
+        self.beginResetModel()
+        self._document = document
+        self._threads = document.snapshot.threads if document is not None else ()
+        self._frame_counts = {}
+        self.endResetModel()
+
+    def set_frame_count(self, thread_index: int, count: int | None) -> None:
+        """Phase 2: the stackwalker reports frames for a thread."""
+        if count is None:
+            self._frame_counts.pop(thread_index, None)
+        else:
+            self._frame_counts[thread_index] = count
+        if 0 <= thread_index < len(self._threads):
+            self.dataChanged.emit(
+                self.index(thread_index, self.COL_FRAMES), self.index(thread_index, self.COL_TOP)
+            )
+
+    def thread_at(self, row: int) -> ThreadEntry | None:
+        return self._threads[row] if 0 <= row < len(self._threads) else None
+
+    # ---- QAbstractTableModel ----
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._threads)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE.DisplayRole) -> object:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
+            return None
+        if role == _ROLE.DisplayRole:
+            return self.HEADERS[section]
+        if role == _ROLE.ToolTipRole:
+            return self.TOOLTIPS[section]
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
+        if not index.isValid() or self._document is None:
+            return None
+        row, column = index.row(), index.column()
+        if not 0 <= row < len(self._threads):
+            return None
+        thread = self._threads[row]
+        if role == _ROLE.DisplayRole:
+            return self._display(thread, column)
+        if role == SortRole:
+            return self._sort_key(thread, column)
+        if role == ItemRole:
+            return thread
+        if role == IndexRole:
+            return thread.index
+        if role == AddressRole and column == self.COL_TOP:
+            return thread.instruction_pointer
+        if role == _ROLE.ToolTipRole:
+            return self._tooltip(thread, column)
+        if role == _ROLE.FontRole:
+            if column == self.COL_TOP:
+                return self._theme.mono_bold if thread.is_crashing else self._theme.mono
+            return self._theme.bold if thread.is_crashing else None
+        if role == _ROLE.ForegroundRole:
+            if thread.is_crashing and column in (self.COL_INDEX, self.COL_NAME):
+                return self._theme.crash
+            if thread.context is None:
+                return self._theme.muted
+            return None
+        if role == _ROLE.TextAlignmentRole and column in (self.COL_INDEX, self.COL_ID, self.COL_FRAMES):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == _ROLE.AccessibleTextRole:
+            text = self._display(thread, column)
+            return f"{text}, crashing thread" if thread.is_crashing and column == self.COL_INDEX else text
+        return None
+
+    def _display(self, thread: ThreadEntry, column: int) -> str:
+        if column == self.COL_INDEX:
+            return f"⚡ {thread.index}" if thread.is_crashing else str(thread.index)
+        if column == self.COL_ID:
+            return str(thread.thread_id)
+        if column == self.COL_NAME:
+            return thread.name or ""
+        if column == self.COL_FRAMES:
+            count = self._frame_counts.get(thread.index)
+            return "" if count is None else str(count)
+        if column == self.COL_TOP:
+            ip = thread.instruction_pointer
+            if ip is None:
+                return "(no registers)"
+            assert self._document is not None
+            return self._document.snapshot.describe_code_address(ip)
+        return ""
+
+    def _sort_key(self, thread: ThreadEntry, column: int) -> object:
+        if column == self.COL_INDEX:
+            return thread.index
+        if column == self.COL_ID:
+            return thread.thread_id
+        if column == self.COL_NAME:
+            return (thread.name or "").lower()
+        if column == self.COL_FRAMES:
+            return self._frame_counts.get(thread.index, -1)
+        return thread.instruction_pointer or 0
+
+    def _tooltip(self, thread: ThreadEntry, column: int) -> str | None:
+        lines = [f"Thread {thread.label}, id {thread.thread_id} ({thread.thread_id:#x})"]
+        if thread.is_crashing:
+            assert self._document is not None
+            reason = self._document.snapshot.summary.crash_reason or "requested the dump"
+            lines.append(f"Crashing thread: {reason}")
+        lines.append(f"Registers from the {thread.context_source.value}")
+        if column == self.COL_FRAMES and thread.index not in self._frame_counts:
+            lines.append("Not walked yet")
+        ip = thread.instruction_pointer
+        if column == self.COL_TOP and ip is not None:
+            assert self._document is not None
+            snapshot = self._document.snapshot
+            lines.append(
+                f"Instruction pointer {snapshot.format_address(ip)}: {snapshot.describe_code_address(ip)}"
+            )
+        return "\n".join(lines)

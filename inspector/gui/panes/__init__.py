@@ -1,0 +1,1 @@
+"""The dockable panes: views over the models, linked through the session."""

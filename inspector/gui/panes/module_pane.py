@@ -1,0 +1,120 @@
+"""Modules pane: loaded modules with their symbol status as it streams in from the worker."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Slot
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
+
+from inspector.gui.models.module_model import ModuleFilterProxy, ModuleTableModel
+from inspector.gui.panes.table_view import DataTableView
+from inspector.gui.session import Session
+from inspector.gui.theme import Theme
+
+
+class ModulePane(QWidget):
+    def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("modulePane")
+        self.session = session
+        self.model = ModuleTableModel(theme, self)
+        self.proxy = ModuleFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+
+        self.view = DataTableView(self, object_name="moduleView")
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # dump order until a header is clicked
+        self.view.set_row_font(theme.mono, theme.bold)
+        self._fit(theme)
+        self.setFocusProxy(self.view)
+
+        self.filter = QLineEdit(self)
+        self.filter.setPlaceholderText("Filter modules")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.lacking_only = QCheckBox("Only modules without symbols", self)
+        self.lacking_only.toggled.connect(self.proxy.set_lacking_only)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.filter, 1)
+        bar.addWidget(self.lacking_only)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.view)
+        layout.addLayout(bar)
+
+        self._syncing = False
+        self.view.selectionModel().currentRowChanged.connect(self._on_current_changed)
+        session.document_changed.connect(self._on_document_changed)
+        session.symbols_updated.connect(self._on_symbols_updated)
+        session.analysis_finished.connect(self._on_analysis_over)
+        session.analysis_cancelled.connect(self._on_analysis_over)
+        session.analysis_failed.connect(self._on_analysis_over)
+        session.module_selected.connect(self._on_module_selected)
+
+    def _fit(self, theme: Theme) -> None:
+        M = ModuleTableModel
+        address = ("0x00007ffff7fca000", theme.mono)
+        self.view.fit_columns(
+            {
+                M.COL_BASE: address,
+                M.COL_END: address,
+                M.COL_NAME: ("ld-linux-x86-64.so.2", theme.bold),
+                M.COL_VERSION: ("10.0.19041.1", None),
+                M.COL_DEBUG_FILE: ("ld-linux-x86-64.so.2", None),
+                M.COL_DEBUG_ID: ("E565BC7E2B2FA4BE98B4040FA92F72380", theme.mono),
+                M.COL_SYMBOLS: ("damaged (12 lines)", None),
+            }
+        )
+
+    def set_theme(self, theme: Theme) -> None:
+        self.model.set_theme(theme)
+        self.view.set_row_font(theme.mono, theme.bold)
+
+    def show_lacking_only(self, on: bool = True) -> None:
+        self.lacking_only.setChecked(on)
+
+    @Slot()
+    def _on_document_changed(self) -> None:
+        self._syncing = True
+        try:
+            self.model.set_document(self.session.document)
+        finally:
+            self._syncing = False
+
+    @Slot(list)
+    def _on_symbols_updated(self, module_indexes: list[int]) -> None:
+        self.model.symbols_changed(module_indexes)
+        if self.proxy.lacking_only:
+            self.proxy.invalidateRowsFilter()
+
+    @Slot()
+    def _on_analysis_over(self, *_: object) -> None:
+        self.model.refresh_status()
+
+    @Slot(int)
+    def _on_module_selected(self, module_index: int) -> None:
+        self._syncing = True
+        try:
+            if module_index < 0:
+                self.view.selectionModel().clearSelection()
+                return
+            index = self.proxy.mapFromSource(self.model.index(module_index, 0))
+            if index.isValid():
+                self.view.selectionModel().setCurrentIndex(
+                    index,
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+                )
+                self.view.scrollTo(index)
+        finally:
+            self._syncing = False
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        row = self.view.source_row(current)
+        if row >= 0:
+            self.session.select_module(row)

@@ -1,0 +1,248 @@
+"""Summary header: what crashed, where, on which system, and how many modules lack symbols."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import ClassVar
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from inspector.gui.document import AnalysisStatus, Document
+from inspector.gui.session import Session
+from inspector.gui.theme import Theme
+
+_LINK_THREAD = "thread:"
+_LINK_MISSING = "missing-symbols"
+
+
+def format_uptime(seconds: int) -> str:
+    """`0 s`, `42 s`, `3 min 5 s`, `2 h 1 min`, `3 d 4 h`."""
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, s = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {s} s"
+    hours, m = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours} h {m} min"
+    days, h = divmod(hours, 24)
+    return f"{days} d {h} h"
+
+
+class SummaryPane(QWidget):
+    #: the user clicked "N modules lack symbols"
+    missing_symbols_requested = Signal()
+
+    FIELDS = ("file", "thread", "os", "process", "cpu", "symbols", "assertion")
+    LABELS: ClassVar[dict[str, str]] = {
+        "file": "Dump",
+        "thread": "Crashing thread",
+        "os": "OS",
+        "process": "Process",
+        "cpu": "CPU",
+        "symbols": "Symbols",
+        "assertion": "Assertion",
+    }
+
+    def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("summaryPane")
+        self.session = session
+        self._theme = theme
+        self.headline = QLabel(self)
+        self.headline.setObjectName("crashHeadline")
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.headline.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        font = self.headline.font()
+        font.setPointSizeF(font.pointSizeF() * 1.35)
+        font.setBold(True)
+        self.headline.setFont(font)
+
+        self.values: dict[str, QLabel] = {}
+        self._captions: dict[str, QLabel] = {}
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(2)
+        for i, key in enumerate(self.FIELDS):
+            caption = QLabel(f"{self.LABELS[key]}:", self)
+            caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            caption.setStyleSheet("color: palette(placeholder-text);")
+            value = QLabel(self)
+            value.setObjectName(f"summary_{key}")
+            value.setTextFormat(Qt.TextFormat.RichText)
+            value.setTextInteractionFlags(
+                Qt.TextInteractionFlag.TextSelectableByMouse
+                | Qt.TextInteractionFlag.LinksAccessibleByMouse
+                | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+            )
+            value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            value.linkActivated.connect(self._on_link)
+            caption.setBuddy(value)
+            row, pair = (i // 2, i % 2) if key != "assertion" else (3, 0)
+            grid.addWidget(caption, row, pair * 2)
+            if key == "assertion":
+                grid.addWidget(value, row, 1, 1, 3)
+            else:
+                grid.addWidget(value, row, pair * 2 + 1)
+            self.values[key] = value
+            self._captions[key] = caption
+        # keyboard: focus lands on the crashing-thread link; Tab moves through the links (Enter follows)
+        self.setFocusProxy(self.values["thread"])
+        self.setTabOrder(self.values["thread"], self.values["symbols"])
+        grid.setColumnStretch(1, 3)
+        grid.setColumnStretch(3, 2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 6)
+        layout.setSpacing(4)
+        layout.addWidget(self.headline)
+        layout.addLayout(grid)
+
+        session.document_changed.connect(self.refresh)
+        session.symbols_updated.connect(self._refresh_symbols)
+        session.analysis_finished.connect(self._refresh_symbols)
+        session.analysis_cancelled.connect(self._refresh_symbols)
+        session.analysis_failed.connect(self._refresh_symbols)
+        self.refresh()
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self.refresh()
+
+    def text(self) -> str:
+        """Everything the header says, as plain text (tests, copy)."""
+        lines = [self.headline.text()]
+        for key in self.FIELDS:
+            label = self.values[key]
+            if not label.isHidden():
+                lines.append(f"{self.LABELS[key]}: {_plain(label.text())}")
+        return "\n".join(lines)
+
+    def _set(self, key: str, rich: str | None) -> None:
+        label, caption = self.values[key], self._captions[key]
+        label.setText(rich or "")
+        shown = rich is not None
+        label.setVisible(shown)
+        caption.setVisible(shown)
+
+    @Slot()
+    def refresh(self) -> None:
+        doc = self.session.document
+        if doc is None:
+            self.headline.setText("No dump open")
+            self.headline.setStyleSheet("")
+            for key in self.FIELDS:
+                self._set(key, None)
+            self._set("file", "Open a minidump with File › Open (Ctrl+O) or drop a .dmp file here")
+            self._fit_height()
+            return
+        snap = doc.snapshot
+        s = snap.summary
+        crashing = snap.crashing_thread
+        if s.crash_reason is not None:
+            where = f" at {snap.format_address(s.crash_address)}" if s.crash_address is not None else ""
+            self.headline.setText(f"{s.crash_reason}{where}")
+            self.headline.setStyleSheet(f"color: {self._theme.crash.name()};")
+        else:
+            self.headline.setText("No exception recorded: the dump was written on request")
+            self.headline.setStyleSheet("")
+        written = snap.dump_time_text
+        self._set(
+            "file",
+            f"{_e(snap.path.name)} — {snap.file_size:,} bytes"
+            + (f", written {_e(written)}" if written else ""),
+        )
+        if crashing is not None:
+            self._set(
+                "thread",
+                f'<a href="{_LINK_THREAD}{crashing.index}">{_e(crashing.label)}</a>'
+                f" (thread id {crashing.thread_id})",
+            )
+        elif s.crash_reason is not None:
+            self._set("thread", "unknown (the exception names no thread of the thread list)")
+        else:
+            self._set("thread", "none")
+        if s.os_name is not None:
+            self._set("os", _e(f"{s.os_name} {s.os_version or ''}".strip()))
+        else:
+            self._set("os", "unknown (no system information in the dump)")
+        cpu = " · ".join(
+            part
+            for part in (
+                s.cpu_arch,
+                s.cpu_info,
+                f"{s.cpu_count} CPUs" if s.cpu_count else None,
+            )
+            if part
+        )
+        self._set("cpu", _e(cpu) if cpu else "unknown")
+        process = []
+        if s.process_id is not None:
+            process.append(f"pid {s.process_id}")
+        if s.process_uptime is not None:
+            process.append(f"up {format_uptime(s.process_uptime)} when the dump was written")
+        self._set("process", _e(", ".join(process)) if process else "unknown")
+        self._set("assertion", _e(s.assertion) if s.assertion else None)
+        self._refresh_symbols()
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """The header is as tall as what it says (a dock would otherwise stretch it with empty space)."""
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+            self.setMaximumHeight(max(layout.sizeHint().height(), layout.minimumSize().height()))
+
+    @Slot()
+    def _refresh_symbols(self, *_: object) -> None:
+        doc = self.session.document
+        if doc is None:
+            return
+        self._set("symbols", self._symbols_text(doc))
+
+    def _symbols_text(self, doc: Document) -> str:
+        total = len(doc.snapshot.modules)
+        if total == 0:
+            return "no modules listed in the dump"
+        lacking = doc.modules_lacking_symbols()
+        settled = doc.symbols_settled
+        theme = self._theme
+        parts = []
+        if doc.status is AnalysisStatus.RUNNING and settled < total:
+            parts.append(f"looking up… {settled} of {total} modules done")
+        if lacking:
+            names = ", ".join(doc.snapshot.modules[i].filename for i in lacking)
+            modules = "module lacks" if len(lacking) == 1 else "modules lack"
+            parts.append(
+                f'<a href="{_LINK_MISSING}" title="{_e(names)}" style="color: {theme.crash.name()};">'
+                f"{len(lacking)} of {total} {modules} symbols</a>"
+            )
+        elif settled == total and doc.modules_lacking_symbols() == []:
+            loaded = sum(1 for st in doc.symbols if st.state.value in ("loaded", "damaged"))
+            if loaded == total:
+                parts.append(
+                    f'<span style="color: {theme.ok.name()};">all {total} modules have symbols</span>'
+                )
+            else:
+                parts.append(f"{loaded} of {total} modules have symbols")
+        if doc.status is AnalysisStatus.CANCELLED:
+            parts.append("(symbol lookup cancelled)")
+        return " · ".join(parts) if parts else f"{total} modules"
+
+    @Slot(str)
+    def _on_link(self, link: str) -> None:
+        if link.startswith(_LINK_THREAD):
+            self.session.select_thread(int(link[len(_LINK_THREAD) :]))
+        elif link == _LINK_MISSING:
+            self.missing_symbols_requested.emit()
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _plain(rich: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", rich))

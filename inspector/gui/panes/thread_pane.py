@@ -1,0 +1,103 @@
+"""Threads pane: the dump's threads, the crashing one marked; selecting one selects it in the session."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Slot
+from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
+
+from inspector.gui.models.roles import SortRole
+from inspector.gui.models.thread_model import ThreadTableModel
+from inspector.gui.panes.table_view import DataTableView
+from inspector.gui.session import Session
+from inspector.gui.theme import Theme
+
+
+class ThreadPane(QWidget):
+    def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("threadPane")
+        self.session = session
+        self.model = ThreadTableModel(theme, self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SortRole)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setFilterKeyColumn(-1)
+
+        self.filter = QLineEdit(self)
+        self.filter.setPlaceholderText("Filter threads")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+
+        self.view = DataTableView(self, object_name="threadView")
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(ThreadTableModel.COL_INDEX, Qt.SortOrder.AscendingOrder)
+        self.view.set_row_font(theme.mono_bold, theme.bold)
+        self._fit(theme)
+        self.setFocusProxy(self.view)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.view)
+        layout.addWidget(self.filter)
+
+        self._syncing = False
+        self.view.selectionModel().currentRowChanged.connect(self._on_current_changed)
+        session.document_changed.connect(self._on_document_changed)
+        session.thread_selected.connect(self._on_thread_selected)
+
+    def _fit(self, theme: Theme) -> None:
+        M = ThreadTableModel
+        self.view.fit_columns(
+            padding=14,
+            samples={
+                M.COL_INDEX: ("⚡ 99", theme.bold),
+                M.COL_ID: ("9999999", None),
+                M.COL_NAME: ("render_farm", None),
+                M.COL_FRAMES: ("999", None),
+                M.COL_TOP: ("libc.so.6 + 0x85f16", theme.mono),
+            },
+        )
+
+    def set_theme(self, theme: Theme) -> None:
+        self.model.set_theme(theme)
+        self.view.set_row_font(theme.mono_bold, theme.bold)
+
+    @Slot()
+    def _on_document_changed(self) -> None:
+        self._syncing = True
+        try:
+            self.model.set_document(self.session.document)
+        finally:
+            self._syncing = False
+
+    @Slot(int)
+    def _on_thread_selected(self, thread_index: int) -> None:
+        self._syncing = True
+        try:
+            selection = self.view.selectionModel()
+            if thread_index < 0:
+                selection.clearCurrentIndex()
+                selection.clearSelection()
+                return
+            source = self.model.index(thread_index, 0)
+            index = self.proxy.mapFromSource(source)
+            if not index.isValid():
+                return  # filtered out: keep the view as it is
+            selection.setCurrentIndex(
+                index,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+            )
+            self.view.scrollTo(index)
+        finally:
+            self._syncing = False
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        row = self.view.source_row(current)
+        if row >= 0:
+            self.session.select_thread(row)

@@ -1,0 +1,212 @@
+"""Preferences: symbol paths (folders and single `.sym` files, in search order) and the symbol index cache."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.core.symbols import default_cache_directory
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolPreferences:
+    paths: tuple[Path, ...]
+    cache_enabled: bool = True
+    #: None: the default folder (`default_cache_directory()`)
+    cache_dir: Path | None = None
+
+
+class PreferencesDialog(QDialog):
+    def __init__(
+        self,
+        preferences: SymbolPreferences,
+        parent: QWidget | None = None,
+        *,
+        session_only_paths: Sequence[Path] = (),
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("preferencesDialog")
+        self.setWindowTitle("Preferences")
+        self.resize(640, 460)
+
+        self.paths_model = QStringListModel([str(p) for p in preferences.paths], self)
+        self.paths_view = QListView(self)
+        self.paths_view.setObjectName("symbolPaths")
+        self.paths_view.setModel(self.paths_model)
+        self.paths_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.paths_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.paths_view.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        self.paths_view.setAlternatingRowColors(True)
+
+        self.add_folder_button = QPushButton("Add &Folder…", self)
+        self.add_file_button = QPushButton("Add &File…", self)
+        self.remove_button = QPushButton("&Remove", self)
+        self.up_button = QPushButton("Move &Up", self)
+        self.down_button = QPushButton("Move &Down", self)
+        self.add_folder_button.clicked.connect(self._choose_folder)
+        self.add_file_button.clicked.connect(self._choose_file)
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.up_button.clicked.connect(lambda: self.move_selected(-1))
+        self.down_button.clicked.connect(lambda: self.move_selected(1))
+        buttons = QVBoxLayout()
+        for b in (
+            self.add_folder_button,
+            self.add_file_button,
+            self.remove_button,
+            self.up_button,
+            self.down_button,
+        ):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+
+        paths_box = QGroupBox("Symbol paths, searched in this order", self)
+        paths_layout = QGridLayout(paths_box)
+        hint = QLabel(
+            "Folders laid out as a Breakpad symbol store (<i>name/DEBUGID/name.sym</i>) or single "
+            "<i>.sym</i> files. You can also drop folders and .sym files on the main window.",
+            paths_box,
+        )
+        hint.setWordWrap(True)
+        paths_layout.addWidget(hint, 0, 0, 1, 2)
+        paths_layout.addWidget(self.paths_view, 1, 0)
+        paths_layout.addLayout(buttons, 1, 1)
+        if session_only_paths:
+            extra = QLabel(
+                "Also searched in this session (from the command line): "
+                + ", ".join(str(p) for p in session_only_paths),
+                paths_box,
+            )
+            extra.setWordWrap(True)
+            extra.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            paths_layout.addWidget(extra, 2, 0, 1, 2)
+
+        cache_box = QGroupBox("Symbol index cache", self)
+        self.cache_enabled = QCheckBox(
+            "Keep an index of each symbol file so it opens fast next time", cache_box
+        )
+        self.cache_enabled.setChecked(preferences.cache_enabled)
+        self.cache_dir = QLineEdit(str(preferences.cache_dir) if preferences.cache_dir else "", cache_box)
+        self.cache_dir.setObjectName("cacheDirectory")
+        self.cache_dir.setPlaceholderText(f"default: {default_cache_directory()}")
+        self.cache_dir.setClearButtonEnabled(True)
+        browse = QPushButton("&Browse…", cache_box)
+        browse.clicked.connect(self._choose_cache_dir)
+        self.cache_enabled.toggled.connect(self.cache_dir.setEnabled)
+        self.cache_enabled.toggled.connect(browse.setEnabled)
+        self.cache_dir.setEnabled(preferences.cache_enabled)
+        browse.setEnabled(preferences.cache_enabled)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Folder:", cache_box))
+        row.addWidget(self.cache_dir, 1)
+        row.addWidget(browse)
+        cache_layout = QVBoxLayout(cache_box)
+        cache_layout.addWidget(self.cache_enabled)
+        cache_layout.addLayout(row)
+
+        box = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        box.accepted.connect(self.accept)
+        box.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(paths_box, 1)
+        layout.addWidget(cache_box)
+        layout.addWidget(box)
+        self.paths_view.selectionModel().currentChanged.connect(self._update_buttons)
+        self.paths_model.rowsInserted.connect(self._update_buttons)
+        self.paths_model.rowsRemoved.connect(self._update_buttons)
+        self._update_buttons()
+
+    # ---- the result ----
+
+    def preferences(self) -> SymbolPreferences:
+        text = self.cache_dir.text().strip()
+        return SymbolPreferences(
+            paths=tuple(Path(p) for p in self.paths_model.stringList() if p),
+            cache_enabled=self.cache_enabled.isChecked(),
+            cache_dir=Path(text).expanduser() if text else None,
+        )
+
+    # ---- editing ----
+
+    def add_paths(self, paths: Iterable[Path]) -> None:
+        current = self.paths_model.stringList()
+        for p in paths:
+            text = str(Path(p).expanduser().absolute())
+            if text not in current:
+                current.append(text)
+        self.paths_model.setStringList(current)
+        self._select(len(current) - 1)
+
+    @Slot()
+    def remove_selected(self) -> None:
+        row = self.paths_view.currentIndex().row()
+        if row >= 0:
+            self.paths_model.removeRows(row, 1)
+            self._select(min(row, self.paths_model.rowCount() - 1))
+
+    def move_selected(self, step: int) -> None:
+        row = self.paths_view.currentIndex().row()
+        items = self.paths_model.stringList()
+        target = row + step
+        if row < 0 or not 0 <= target < len(items):
+            return
+        items[row], items[target] = items[target], items[row]
+        self.paths_model.setStringList(items)
+        self._select(target)
+
+    def _select(self, row: int) -> None:
+        if row < 0:
+            self._update_buttons()
+            return
+        self.paths_view.selectionModel().setCurrentIndex(
+            self.paths_model.index(row), QItemSelectionModel.SelectionFlag.ClearAndSelect
+        )
+        self._update_buttons()
+
+    @Slot()
+    def _update_buttons(self, *_: object) -> None:
+        row = self.paths_view.currentIndex().row()
+        count = self.paths_model.rowCount()
+        self.remove_button.setEnabled(row >= 0)
+        self.up_button.setEnabled(row > 0)
+        self.down_button.setEnabled(0 <= row < count - 1)
+
+    @Slot()
+    def _choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a symbol folder")
+        if folder:
+            self.add_paths([Path(folder)])
+
+    @Slot()
+    def _choose_file(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(
+            self, "Add symbol files", "", "Breakpad symbols (*.sym);;All files (*)"
+        )
+        self.add_paths(Path(f) for f in files)
+
+    @Slot()
+    def _choose_cache_dir(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Symbol index cache folder", self.cache_dir.text())
+        if folder:
+            self.cache_dir.setText(folder)

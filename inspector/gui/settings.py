@@ -1,0 +1,178 @@
+"""Typed access to the persisted settings, over an injected `QSettings`.
+
+`app.py` decides which `QSettings` (the user's, or an INI file given with
+`--settings`; tests use an INI in a temporary directory); nothing else
+creates one. Keys live here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from inspector.core.symbols import default_cache_directory
+
+#: Bump when the docks change (added, removed, renamed), so an old saved layout is not restored.
+STATE_VERSION = 1
+MAX_RECENT_FILES = 10
+WORDS_PER_ROW_CHOICES = (1, 2, 4)
+
+_GEOMETRY = "window/geometry"
+_STATE = "window/state"
+_RECENT = "files/recent"
+_LAST_DIRECTORY = "files/last_directory"
+_SYMBOL_PATHS = "symbols/paths"
+_CACHE_ENABLED = "symbols/cache_enabled"
+_CACHE_DIR = "symbols/cache_dir"
+_WORDS_PER_ROW = "memory/words_per_row"
+
+
+class Settings:
+    def __init__(self, store: QSettings) -> None:
+        self.store = store
+
+    # ---- helpers: lists are stored as JSON text (the same on every backend and in INI files) ----
+
+    def _paths(self, key: str) -> list[Path]:
+        raw = self.store.value(key, "")
+        if isinstance(raw, list):  # written by an older version or by hand as a list
+            items: object = raw
+        else:
+            try:
+                items = json.loads(str(raw)) if raw else []
+            except ValueError:
+                items = []
+        if not isinstance(items, list):
+            return []
+        return [Path(p) for p in items if isinstance(p, str) and p]
+
+    def _set_paths(self, key: str, paths: Iterable[Path]) -> None:
+        self.store.setValue(key, json.dumps([str(p) for p in paths]))
+
+    def _bytes(self, key: str) -> QByteArray | None:
+        value = self.store.value(key)
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    def sync(self) -> None:
+        self.store.sync()
+
+    # ---- window layout ----
+
+    @property
+    def window_geometry(self) -> QByteArray | None:
+        return self._bytes(_GEOMETRY)
+
+    @window_geometry.setter
+    def window_geometry(self, value: QByteArray) -> None:
+        self.store.setValue(_GEOMETRY, value)
+
+    @property
+    def window_state(self) -> QByteArray | None:
+        """The dock layout from `QMainWindow.saveState(STATE_VERSION)`."""
+        return self._bytes(_STATE)
+
+    @window_state.setter
+    def window_state(self, value: QByteArray) -> None:
+        self.store.setValue(_STATE, value)
+
+    # ---- files ----
+
+    @property
+    def recent_files(self) -> list[Path]:
+        return self._paths(_RECENT)[:MAX_RECENT_FILES]
+
+    def add_recent_file(self, path: Path) -> None:
+        """Put `path` first in the recent files (once), keeping at most `MAX_RECENT_FILES`."""
+        path = _absolute(path)
+        files = [path, *(p for p in self.recent_files if p != path)]
+        self._set_paths(_RECENT, files[:MAX_RECENT_FILES])
+
+    def remove_recent_file(self, path: Path) -> None:
+        path = _absolute(path)
+        self._set_paths(_RECENT, [p for p in self.recent_files if p != path])
+
+    def clear_recent_files(self) -> None:
+        self._set_paths(_RECENT, [])
+
+    @property
+    def last_directory(self) -> Path | None:
+        value = self.store.value(_LAST_DIRECTORY, "")
+        return Path(str(value)) if value else None
+
+    @last_directory.setter
+    def last_directory(self, path: Path) -> None:
+        self.store.setValue(_LAST_DIRECTORY, str(path))
+
+    # ---- symbols ----
+
+    @property
+    def symbol_paths(self) -> list[Path]:
+        """Symbol folders and single `.sym` files, searched in this order."""
+        return self._paths(_SYMBOL_PATHS)
+
+    @symbol_paths.setter
+    def symbol_paths(self, paths: Iterable[Path]) -> None:
+        unique: list[Path] = []
+        for path in map(_absolute, paths):
+            if path not in unique:
+                unique.append(path)
+        self._set_paths(_SYMBOL_PATHS, unique)
+
+    def add_symbol_paths(self, paths: Iterable[Path]) -> list[Path]:
+        """Append paths not already present; returns those that were added."""
+        current = self.symbol_paths
+        added = [p for p in dict.fromkeys(_absolute(p) for p in paths) if p not in current]
+        if added:
+            self.symbol_paths = [*current, *added]
+        return added
+
+    @property
+    def symbol_cache_enabled(self) -> bool:
+        return _bool(self.store.value(_CACHE_ENABLED, True))
+
+    @symbol_cache_enabled.setter
+    def symbol_cache_enabled(self, enabled: bool) -> None:
+        self.store.setValue(_CACHE_ENABLED, bool(enabled))
+
+    @property
+    def symbol_cache_dir(self) -> Path | None:
+        """The folder chosen for symbol indexes; None means the default (`default_cache_directory()`)."""
+        value = self.store.value(_CACHE_DIR, "")
+        return Path(str(value)) if value else None
+
+    @symbol_cache_dir.setter
+    def symbol_cache_dir(self, path: Path | None) -> None:
+        self.store.setValue(_CACHE_DIR, "" if path is None else str(path))
+
+    def effective_cache_dir(self) -> Path | None:
+        """Where symbol indexes go, or None when caching is off."""
+        if not self.symbol_cache_enabled:
+            return None
+        return self.symbol_cache_dir or default_cache_directory()
+
+    # ---- memory pane ----
+
+    @property
+    def words_per_row(self) -> int:
+        try:
+            value = int(str(self.store.value(_WORDS_PER_ROW, 1)))
+        except ValueError:
+            return 1
+        return value if value in WORDS_PER_ROW_CHOICES else 1
+
+    @words_per_row.setter
+    def words_per_row(self, value: int) -> None:
+        self.store.setValue(_WORDS_PER_ROW, int(value))
+
+
+def _absolute(path: Path) -> Path:
+    return Path(path).expanduser().absolute()
+
+
+def _bool(value: object) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)

@@ -1,0 +1,258 @@
+"""Runs jobs (generators of events) on a worker thread and delivers their events to the GUI thread in batches.
+
+`JobWorker` lives on its own `QThread` and runs one job at a time: it steps
+the generator, checks the run's `CancelToken` between events, and appends
+each event to a locked outbox. It signals `wake` (queued) only when the outbox
+goes from empty to non-empty, so at most one wake-up is ever in flight.
+
+`JobRunner` is the GUI-thread side, owned by the session. It tags every run
+with a generation id, drains the outbox at most once per `interval_ms`
+(pure Python work holds the GIL; per-event signals would flood the GUI
+thread), forwards the current generation's events as `events(generation,
+batch)` and drops those of superseded runs. Because the outbox is drained when
+the first event arrives (or when the interval is up), an event never waits
+behind a slow step of the job, and `finished` / `cancelled` / `failed` are
+forwarded only after the events before them.
+
+The worker never touches widgets, models or settings; only the job's
+immutable events cross threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from inspector.core.cancel import CancelToken
+from inspector.core.errors import Cancelled, InspectorError
+from inspector.gui.jobs import MILESTONES, Job
+
+log = logging.getLogger(__name__)
+
+#: Shortest time between two deliveries of events to the GUI thread.
+DEFAULT_INTERVAL_MS = 30
+
+
+class JobWorker(QObject):
+    """Runs jobs on the thread it is moved to. Talk to it through `JobRunner`."""
+
+    wake = Signal()
+    job_finished = Signal(int, object)
+    job_cancelled = Signal(int)
+    job_failed = Signal(int, object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._outbox: list[tuple[int, object]] = []
+        #: set while a milestone event waits in the outbox (delivered without waiting for the interval)
+        self.urgent = False
+
+    @Slot(int, object, object)
+    def run(self, generation: int, job: Job, cancel: CancelToken) -> None:
+        if cancel.cancelled:
+            self.job_cancelled.emit(generation)
+            return
+        try:
+            events = job(cancel)
+            result: object = None
+            while True:
+                if cancel.cancelled:
+                    close = getattr(events, "close", None)
+                    if close is not None:
+                        close()
+                    self.job_cancelled.emit(generation)
+                    return
+                try:
+                    event = next(events)
+                except StopIteration as stop:
+                    result = stop.value
+                    break
+                self._post(generation, event)
+        except Cancelled:
+            self.job_cancelled.emit(generation)
+            return
+        except Exception as exc:  # reported to the GUI, never raised through the event loop
+            if not _expected(exc):
+                log.exception("analysis job failed")
+            self.job_failed.emit(generation, exc)
+            return
+        self.job_finished.emit(generation, result)
+
+    def _post(self, generation: int, event: object) -> None:
+        with self._lock:
+            first = not self._outbox
+            self._outbox.append((generation, event))
+            if isinstance(event, MILESTONES):
+                self.urgent = True
+        if first:
+            self.wake.emit()
+
+    def take_events(self) -> list[tuple[int, object]]:
+        """Everything posted so far, oldest first (called on the GUI thread)."""
+        with self._lock:
+            events, self._outbox = self._outbox, []
+            self.urgent = False
+        return events
+
+
+def _expected(exc: Exception) -> bool:
+    """Errors about bad input, which are reported to the user without a traceback in the log."""
+    return isinstance(exc, InspectorError)
+
+
+class JobRunner(QObject):
+    """Starts jobs on a worker thread, one at a time; a new start cancels the running job.
+
+    Signals carry the generation id returned by `start`. Only the current
+    generation's signals are emitted; anything from an older run is dropped
+    (and handed to `discard`, so it can release resources the event holds).
+    """
+
+    started = Signal(int)
+    events = Signal(int, list)
+    finished = Signal(int, object)
+    cancelled = Signal(int)
+    failed = Signal(int, object)
+
+    _run = Signal(int, object, object)
+
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        *,
+        interval_ms: int = DEFAULT_INTERVAL_MS,
+        discard: Callable[[object], None] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.interval_ms = interval_ms
+        self._discard = discard
+        self._thread = QThread(self)
+        self._thread.setObjectName("inspector-worker")
+        self._worker = JobWorker()
+        self._worker.moveToThread(self._thread)
+        self._run.connect(self._worker.run)
+        self._worker.wake.connect(self._on_wake)
+        self._worker.job_finished.connect(self._on_finished)
+        self._worker.job_cancelled.connect(self._on_cancelled)
+        self._worker.job_failed.connect(self._on_failed)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.drain)
+        self._generation = 0
+        self._token: CancelToken | None = None
+        self._running = False
+        self._last_drain = float("-inf")
+        self._shut_down = False
+        #: counters for tests and the debug log
+        self.batches_delivered = 0
+        self.events_dropped = 0
+        self._thread.start()
+
+    # ---- control ----
+
+    @property
+    def generation(self) -> int:
+        """The id of the latest run (0 before the first)."""
+        return self._generation
+
+    @property
+    def is_running(self) -> bool:
+        return self._running
+
+    def start(self, job: Job) -> int:
+        """Cancel whatever runs and queue `job`; returns its generation id."""
+        if self._shut_down:
+            raise RuntimeError("JobRunner was shut down")
+        self.cancel()
+        self._generation += 1
+        self._token = CancelToken()
+        self._running = True
+        self._run.emit(self._generation, job, self._token)
+        self.started.emit(self._generation)
+        return self._generation
+
+    def cancel(self) -> None:
+        """Ask the current run to stop; `cancelled` follows once it has."""
+        if self._token is not None:
+            self._token.cancel()
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """Cancel, stop the thread and wait for it; True if it stopped in time. Idempotent."""
+        if self._shut_down:
+            return True
+        self._shut_down = True
+        self.cancel()
+        self._timer.stop()
+        self._thread.quit()
+        stopped = self._thread.wait(timeout_ms)
+        if not stopped:
+            log.warning("the worker thread did not stop within %d ms", timeout_ms)
+        for _, event in self._worker.take_events():
+            self._drop(event)
+        self._running = False
+        return bool(stopped)
+
+    # ---- delivery ----
+
+    @Slot()
+    def _on_wake(self) -> None:
+        if self._worker.urgent:
+            self.drain()
+            return
+        elapsed_ms = (time.monotonic() - self._last_drain) * 1000
+        if elapsed_ms >= self.interval_ms:
+            self.drain()
+        elif not self._timer.isActive():
+            self._timer.start(max(1, round(self.interval_ms - elapsed_ms)))
+
+    @Slot()
+    def drain(self) -> None:
+        """Deliver every event posted so far (the current generation's) now."""
+        self._timer.stop()
+        self._last_drain = time.monotonic()
+        pending = self._worker.take_events()
+        if not pending:
+            return
+        batch: list[object] = []
+        for generation, event in pending:
+            if generation == self._generation:
+                batch.append(event)
+            else:
+                self._drop(event)
+        if batch:
+            self.batches_delivered += 1
+            self.events.emit(self._generation, batch)
+
+    def _drop(self, event: object) -> None:
+        self.events_dropped += 1
+        if self._discard is not None:
+            self._discard(event)
+
+    def _current(self, generation: int) -> bool:
+        if generation != self._generation:
+            return False
+        self._running = False
+        return True
+
+    @Slot(int, object)
+    def _on_finished(self, generation: int, result: object) -> None:
+        self.drain()
+        if self._current(generation):
+            self.finished.emit(generation, result)
+
+    @Slot(int)
+    def _on_cancelled(self, generation: int) -> None:
+        self.drain()
+        if self._current(generation):
+            self.cancelled.emit(generation)
+
+    @Slot(int, object)
+    def _on_failed(self, generation: int, error: object) -> None:
+        self.drain()
+        if self._current(generation):
+            self.failed.emit(generation, error)

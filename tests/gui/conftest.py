@@ -1,0 +1,111 @@
+"""Fixtures for the GUI tests: temporary settings, a session on the worker thread, the main window."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QAbstractItemModel, QSettings
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from inspector.core.minidump import Minidump
+from inspector.gui.bool_refcount_guard import protect_bool_singletons
+from inspector.gui.document import AnalysisRequest, Document, DumpSnapshot
+from inspector.gui.main_window import MainWindow
+from inspector.gui.session import Session
+from inspector.gui.settings import Settings
+from inspector.resources import sample_dump, sample_symbols
+
+# pytest-qt and our code emit thousands of signals; see inspector/gui/bool_refcount_guard.py.
+protect_bool_singletons()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings in an INI file of the test's own, with the symbol index cache off."""
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    s = Settings(store)
+    s.symbol_cache_enabled = False
+    s.sync()
+    return s
+
+
+@pytest.fixture
+def session(qtbot: QtBot) -> Iterator[Session]:
+    s = Session(symbol_paths=[sample_symbols()], cache_dir=None)
+    yield s
+    s.shutdown()
+
+
+@dataclass
+class MessageBoxes:
+    """Message boxes the window tried to show (none is actually opened: nothing can block a test)."""
+
+    shown: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def titles(self) -> list[str]:
+        return [title for title, _ in self.shown]
+
+
+@pytest.fixture
+def message_boxes(monkeypatch: pytest.MonkeyPatch) -> MessageBoxes:
+    boxes = MessageBoxes()
+
+    def record(box: QMessageBox) -> None:
+        boxes.shown.append((box.windowTitle(), box.text()))
+
+    monkeypatch.setattr(QMessageBox, "open", record)
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: record(box) or 0)
+    return boxes
+
+
+def make_window(
+    qtbot: QtBot, settings: Settings, *, session_symbol_paths: tuple[Path, ...] = (sample_symbols(),)
+) -> MainWindow:
+    session = Session(cache_dir=None)
+    window = MainWindow(session, settings, session_symbol_paths=session_symbol_paths)
+    session.set_symbol_paths(window.effective_symbol_paths(), reanalyze=False)
+    qtbot.addWidget(window)  # closed at teardown: saves the layout and stops the worker
+    return window
+
+
+@pytest.fixture
+def window(qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes) -> Iterator[MainWindow]:
+    w = make_window(qtbot, settings)
+    yield w
+    w.session.shutdown()
+
+
+@pytest.fixture(scope="session")
+def sample_snapshot() -> Iterator[DumpSnapshot]:
+    """The sample dump read directly (no worker), for model tests."""
+    snapshot = DumpSnapshot.from_dump(Minidump.open(sample_dump()))
+    yield snapshot
+    snapshot.close()
+
+
+@pytest.fixture
+def sample_document(sample_snapshot: DumpSnapshot) -> Document:
+    return Document(AnalysisRequest(sample_dump(), (sample_symbols(),)), sample_snapshot)
+
+
+@pytest.fixture
+def check_model(qtmodeltester: Any) -> Iterator[Callable[[QAbstractItemModel], None]]:
+    """Check a model with Qt's `QAbstractItemModelTester` (pytest-qt fails the test on its warnings) and
+    with pytest-qt's Python port (which asserts). Both keep watching the model: call before changing it."""
+    python_testers: list[Any] = []
+
+    def check(model: QAbstractItemModel) -> None:
+        qtmodeltester.check(model)
+        tester = type(qtmodeltester)(None)  # pytest-qt's ModelTester (import it only once Qt is set up)
+        tester.check(model, force_py=True)
+        python_testers.append(tester)
+
+    yield check
+    for tester in python_testers:
+        tester._cleanup()
