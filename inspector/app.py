@@ -110,10 +110,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication
 
-    from inspector.gui.bool_refcount_guard import protect_bool_singletons
-
-    protect_bool_singletons()  # before any signal is emitted (PySide6 6.12.0 on CPython 3.11)
-
     from inspector.gui.error_reporting import ExceptHook
     from inspector.gui.main_window import MainWindow
     from inspector.gui.session import Session

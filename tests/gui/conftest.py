@@ -13,15 +13,11 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from inspector.core.minidump import Minidump
-from inspector.gui.bool_refcount_guard import protect_bool_singletons
 from inspector.gui.document import AnalysisRequest, Document, DumpSnapshot
 from inspector.gui.main_window import MainWindow
 from inspector.gui.session import Session
 from inspector.gui.settings import Settings
 from inspector.resources import sample_dump, sample_symbols
-
-# pytest-qt and our code emit thousands of signals; see inspector/gui/bool_refcount_guard.py.
-protect_bool_singletons()
 
 
 @pytest.fixture

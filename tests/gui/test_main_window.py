@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -29,7 +29,7 @@ def drop(window: MainWindow, paths: list[Path]) -> QDropEvent:
     """Drag `paths` over the window and drop them, as a file manager would."""
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    center = QPointF(window.rect().center())
+    center = window.rect().center()  # QDragEnterEvent takes an integer QPoint on every PySide6 we support
     enter = QDragEnterEvent(
         center, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
     )
@@ -38,7 +38,7 @@ def drop(window: MainWindow, paths: list[Path]) -> QDropEvent:
     assert not window.drop_overlay.isHidden()  # says what the drop will do
     assert window.drop_overlay.lines
     event = QDropEvent(
-        center,
+        QPointF(center),
         Qt.DropAction.CopyAction,
         mime,
         Qt.MouseButton.LeftButton,
@@ -340,7 +340,7 @@ def test_a_drag_of_something_that_is_not_a_file_is_refused(window: MainWindow) -
     mime = QMimeData()
     mime.setText("just text")
     enter = QDragEnterEvent(
-        QPointF(10, 10),
+        QPoint(10, 10),
         Qt.DropAction.CopyAction,
         mime,
         Qt.MouseButton.LeftButton,
