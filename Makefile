@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 DUMP   ?=
 
-.PHONY: run test
+.PHONY: run test bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,15 @@ run: $(VENV)/.stamp-run
 	$(PY) -m inspector $(DUMP)
 
 test: $(VENV)/.stamp-test
-	$(PY) -m ruff check inspector tests
-	$(PY) -m ruff format --check inspector tests
+	$(PY) -m ruff check inspector tests bench
+	$(PY) -m ruff format --check inspector tests bench
 	$(PY) -m mypy --strict inspector/core
 	$(PY) -m mypy inspector
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+# Benchmarks (by hand, on a quiet machine; not part of `make test`). Needs ../shared beside the
+# project: installs the reference stackwalker and regenerates the torch case's big .sym files once.
+bench: $(VENV)/.stamp-test
+	../shared/tools/install-peers bench/data/peers
+	../shared/perf/torch-autograd/make-symbols bench/data/perf-symbols
+	$(PY) bench/run_all.py $(BENCH_ARGS)
