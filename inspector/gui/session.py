@@ -18,14 +18,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from inspector.core.errors import InspectorError
 from inspector.gui.document import (
-    LOADING,
     AnalysisRequest,
     AnalysisStatus,
     Document,
@@ -36,12 +35,15 @@ from inspector.gui.document import (
 from inspector.gui.jobs import (
     DumpLoaded,
     Finished,
+    FrameWalked,
     Job,
     Progress,
     SymbolsLoaded,
-    SymbolsLoading,
+    ThreadWalked,
+    WalkUnavailable,
     analysis_job,
 )
+from inspector.gui.unwind_trace import Decision, TraceNode
 from inspector.gui.worker import JobRunner
 
 log = logging.getLogger(__name__)
@@ -54,6 +56,30 @@ class FrameRef:
     thread: int
     frame: int
     inline: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TraceFocus:
+    """A line of a frame's unwind trace: thread, frame, and the node's path in `Document.trace_tree`."""
+
+    thread: int
+    frame: int
+    path: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionPosition:
+    """Where the stepper is: decision `index` (0-based) of `total` in the selected thread's walk."""
+
+    index: int
+    total: int
+    decision: Decision
+
+    @property
+    def text(self) -> str:
+        return (
+            f"decision {self.index + 1} of {self.total}: frame {self.decision.frame}: {self.decision.label}"
+        )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -106,6 +132,13 @@ class Session(QObject):
     module_selected = Signal(int)
     #: an address to show (a Python int: 64-bit addresses do not fit the C++ int of Signal(int))
     address_requested = Signal(object)
+    # the walk
+    #: frames arrived for a thread: (thread index, index of the first new frame, how many)
+    frames_added = Signal(int, int, int)
+    #: a thread's walk is over (its frame count and termination are final)
+    thread_walked = Signal(int)
+    #: a line of the selected frame's unwind trace is focused (a `TraceFocus`), or None
+    trace_focus_changed = Signal(object)
 
     def __init__(
         self,
@@ -133,6 +166,7 @@ class Session(QObject):
         self._thread = -1
         self._frame: FrameRef | None = None
         self._module = -1
+        self._focus: TraceFocus | None = None
         self._announcing: set[str] = set()
 
     # ---- state ----
@@ -179,8 +213,23 @@ class Session(QObject):
         return self._module
 
     def frame_count(self, thread_index: int) -> int | None:
-        """Frames walked for a thread so far; None until the stackwalker has walked it (phase 2)."""
-        return None
+        """Frames walked for a thread so far; None until the stackwalker reaches it."""
+        doc = self._document
+        if doc is None:
+            return None
+        frames = doc.frames(thread_index)
+        return len(frames) if frames or doc.is_walked(thread_index) else None
+
+    @property
+    def trace_focus(self) -> TraceFocus | None:
+        return self._focus
+
+    def focused_node(self) -> TraceNode | None:
+        focus, doc = self._focus, self._document
+        if focus is None or doc is None:
+            return None
+        tree = doc.trace_tree(focus.thread, focus.frame)
+        return None if tree is None else tree.at(focus.path)
 
     # ---- analysis ----
 
@@ -247,44 +296,57 @@ class Session(QObject):
 
     def apply(self, generation: int, events: Iterable[object]) -> None:
         """Apply one batch of a run's events in order, then announce what changed."""
-        changed_symbols: list[int] = []
-        problems_changed = False
-        progress: Progress | None = None
+        pending = _Pending()
         for event in events:
             if isinstance(event, DumpLoaded):
-                if changed_symbols or progress:  # announce the old document's updates first
-                    self._announce(changed_symbols, problems_changed, progress)
-                    changed_symbols, problems_changed, progress = [], False, None
+                self._announce(pending)  # the old document's updates first
+                pending = _Pending()
                 self._show(generation, event)
                 continue
             doc = self._document
             if doc is None or self._document_generation != generation:
                 continue  # nothing of this run is shown yet (its DumpLoaded was dropped or failed)
-            if isinstance(event, SymbolsLoading):
-                if doc.set_symbol_state(event.module_index, LOADING):
-                    changed_symbols.append(event.module_index)
+            if isinstance(event, FrameWalked):
+                index = doc.add_frame(event.thread_index, event.frame)
+                first, count = pending.frames.get(event.thread_index, (index, 0))
+                pending.frames[event.thread_index] = (first, count + 1)
+            elif isinstance(event, ThreadWalked):
+                before = len(doc.frames(event.thread_index))
+                doc.finish_thread(event.call_stack)
+                added = len(doc.frames(event.thread_index)) - before
+                if added:
+                    first, count = pending.frames.get(event.thread_index, (before, 0))
+                    pending.frames[event.thread_index] = (first, count + added)
+                pending.walked.append(event.thread_index)
             elif isinstance(event, SymbolsLoaded):
                 if doc.set_symbol_state(event.module_index, event.state):
-                    changed_symbols.append(event.module_index)
-                    problems_changed |= _is_problem(event.state)
+                    pending.symbols.append(event.module_index)
+                    pending.problems |= _is_problem(event.state)
             elif isinstance(event, Progress):
-                progress = event
+                pending.progress = event
+            elif isinstance(event, WalkUnavailable):
+                doc.walk_error = event.message
+                pending.problems = True
             elif isinstance(event, Finished):
                 pass  # the session has collected everything already; `finished` ends the run
             else:
                 log.debug("ignoring event %r", event)
-        self._announce(changed_symbols, problems_changed, progress)
+        self._announce(pending)
 
-    def _announce(
-        self, changed_symbols: list[int], problems_changed: bool, progress: Progress | None
-    ) -> None:
-        if changed_symbols:
-            self.symbols_updated.emit(sorted(set(changed_symbols)))
-        if problems_changed:
+    def _announce(self, pending: _Pending) -> None:
+        if pending.symbols:
+            self.symbols_updated.emit(sorted(set(pending.symbols)))
+        if pending.problems:
             self.problems_changed.emit()
-        if progress is not None:
-            self._progress = progress
-            self.progress_changed.emit(progress)
+        for thread_index, (first, count) in pending.frames.items():
+            self.frames_added.emit(thread_index, first, count)
+        for thread_index in pending.walked:
+            self.thread_walked.emit(thread_index)
+        if pending.frames.get(self._thread) and self._frame is None:
+            self._set_frame(FrameRef(self._thread, 0))  # the selected thread's first frame has arrived
+        if pending.progress is not None:
+            self._progress = pending.progress
+            self.progress_changed.emit(pending.progress)
 
     def _show(self, generation: int, event: DumpLoaded) -> None:
         old = self._document
@@ -298,6 +360,7 @@ class Session(QObject):
         self._document = doc
         self._document_generation = generation
         self._thread, self._frame, self._module = -1, None, -1
+        self._focus = None
         self.document_changed.emit()
         self.problems_changed.emit()
         if old is not None:
@@ -386,8 +449,108 @@ class Session(QObject):
         if ref == self._frame or self._busy_announcing("frame"):
             return
         self._frame = ref
+        focus = self._focus
+        drop_focus = focus is not None and (
+            ref is None or (ref.thread, ref.frame) != (focus.thread, focus.frame)
+        )
+        if drop_focus:
+            self._focus = None
         with self._announcing_change("frame"):
             self.frame_selected.emit(ref)
+        if drop_focus:
+            self.trace_focus_changed.emit(None)
+
+    # ---- the unwind trace and the decision stepper ----
+
+    def focus_trace(self, focus: TraceFocus | None) -> None:
+        """Focus a line of a frame's trace (selecting that frame first); None clears the focus."""
+        if focus == self._focus or self._busy_announcing("trace"):
+            return
+        doc = self._document
+        if focus is not None:
+            tree = doc.trace_tree(focus.thread, focus.frame) if doc is not None else None
+            if tree is None or tree.at(focus.path) is None:
+                return
+        self._focus = focus
+        if focus is not None:
+            ref = FrameRef(focus.thread, focus.frame)
+            if self._frame is None or (self._frame.thread, self._frame.frame) != (ref.thread, ref.frame):
+                self.select_frame(ref)
+        with self._announcing_change("trace"):
+            self.trace_focus_changed.emit(focus)
+
+    def focus_trace_word(self, address: int) -> bool:
+        """Focus the trace line that read the stack word at `address`: in the selected frame's trace
+        if it has one, else in the first frame of the selected thread whose trace read it."""
+        doc, ref = self._document, self._frame
+        if doc is None or self._thread < 0:
+            return False
+        count = len(doc.frames(self._thread))
+        order = list(range(count))
+        if ref is not None and ref.thread == self._thread and 0 <= ref.frame < count:
+            order.remove(ref.frame)
+            order.insert(0, ref.frame)
+        for frame in order:
+            tree = doc.trace_tree(self._thread, frame)
+            if tree is None:
+                continue
+            node = _node_reading(tree, address)
+            if node is not None:
+                self.focus_trace(TraceFocus(self._thread, frame, node.path))
+                return True
+        return False
+
+    def decisions(self) -> list[Decision]:
+        """Every decision of the selected thread's walk, in order."""
+        doc = self._document
+        if doc is None or self._thread < 0:
+            return []
+        return doc.decisions(self._thread)
+
+    def decision_position(self) -> DecisionPosition | None:
+        """The focused decision (or the one whose trace line holds the focus), None without a focus."""
+        focus = self._focus
+        if focus is None:
+            return None
+        decisions = self.decisions()
+        best: int | None = None
+        for i, d in enumerate(decisions):
+            if d.frame != focus.frame:
+                continue
+            if focus.path[: len(d.path)] == d.path and (
+                best is None or len(d.path) >= len(decisions[best].path)
+            ):
+                best = i
+        if best is None:
+            return None
+        return DecisionPosition(best, len(decisions), decisions[best])
+
+    def step_decision(self, delta: int) -> DecisionPosition | None:
+        """Go to the next (+1) or previous (-1) decision of the selected thread's walk."""
+        decisions = self.decisions()
+        if not decisions:
+            return None
+        position = self.decision_position()
+        if position is not None:
+            exact = decisions[position.index].path == (self._focus.path if self._focus else None)
+            target = position.index + delta if exact or delta > 0 else position.index
+        else:
+            frame = self._frame.frame if self._frame is not None and self._frame.thread == self._thread else 0
+            first = next((i for i, d in enumerate(decisions) if d.frame == frame), 0)
+            target = first if delta > 0 else first - 1
+        target = max(0, min(len(decisions) - 1, target))
+        decision = decisions[target]
+        self.focus_trace(TraceFocus(self._thread, decision.frame, decision.path))
+        return self.decision_position()
+
+    def step_frame(self, delta: int) -> None:
+        """Select the next (+1) or previous (-1) frame of the selected thread."""
+        count = self.frame_count(self._thread) if self._thread >= 0 else None
+        if not count:
+            return
+        current = self._frame.frame if self._frame is not None and self._frame.thread == self._thread else -1
+        target = max(0, min(count - 1, current + delta if current >= 0 else 0))
+        self.select_frame(FrameRef(self._thread, target))
 
     def select_module(self, index: int) -> None:
         doc = self._document
@@ -403,6 +566,28 @@ class Session(QObject):
     def show_address(self, address: int) -> None:
         """Ask the memory pane to show `address` (a command: announced every time)."""
         self.address_requested.emit(address)
+
+
+@dataclass
+class _Pending:
+    """What one batch of events changed, announced after the whole batch is applied."""
+
+    symbols: list[int] = field(default_factory=list)
+    problems: bool = False
+    progress: Progress | None = None
+    frames: dict[int, tuple[int, int]] = field(default_factory=dict)
+    walked: list[int] = field(default_factory=list)
+
+
+def _node_reading(tree: TraceNode, address: int) -> TraceNode | None:
+    """The first decision line whose reads include `address` (a rule, a candidate, a probe), else any line."""
+    fallback = None
+    for node in tree.walk():
+        if address in node.reads:
+            if node.step:
+                return node
+            fallback = fallback or node
+    return fallback
 
 
 def _is_problem(state: ModuleSymbolState) -> bool:
