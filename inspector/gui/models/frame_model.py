@@ -164,7 +164,7 @@ class FrameTreeModel(QAbstractItemModel):
             self.dataChanged.emit(self.index(0, 0), self.index(last, len(self.HEADERS) - 1))
 
     @property
-    def thread(self) -> int:
+    def thread_index(self) -> int:
         return self._thread
 
     @property

@@ -78,8 +78,9 @@ class FramePane(QWidget):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._on_context_menu)
         header = self.view.header()
-        header.setStretchLastSection(True)
+        header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(FrameTreeModel.COL_FUNCTION, QHeaderView.ResizeMode.Stretch)
         self._fit()
         self.setFocusProxy(self.view)
 
@@ -143,7 +144,7 @@ class FramePane(QWidget):
 
     @Slot(int, int, int)
     def _on_frames_added(self, thread_index: int, first: int, count: int) -> None:
-        if thread_index != self.model.thread:
+        if thread_index != self.model.thread_index:
             return
         doc = self.session.document
         if doc is None:
@@ -159,12 +160,12 @@ class FramePane(QWidget):
 
     @Slot(int)
     def _on_thread_walked(self, thread_index: int) -> None:
-        if thread_index == self.model.thread:
+        if thread_index == self.model.thread_index:
             self._update_title()
 
     def _update_title(self) -> None:
         doc = self.session.document
-        thread_index = self.model.thread
+        thread_index = self.model.thread_index
         if doc is None or thread_index < 0 or thread_index >= len(doc.snapshot.threads):
             self.title.setText("No thread selected")
             return
@@ -197,7 +198,7 @@ class FramePane(QWidget):
         selection = self.view.selectionModel()
         self._syncing = True
         try:
-            if not isinstance(ref, FrameRef) or ref.thread != self.model.thread:
+            if not isinstance(ref, FrameRef) or ref.thread != self.model.thread_index:
                 selection.clearCurrentIndex()
                 selection.clearSelection()
                 return
@@ -217,8 +218,8 @@ class FramePane(QWidget):
         if self._syncing or not current.isValid():
             return
         ref = self.model.frame_ref_of(self.proxy.mapToSource(current))
-        if ref is not None and self.model.thread >= 0:
-            self.session.select_frame(FrameRef(self.model.thread, ref[0], ref[1]))
+        if ref is not None and self.model.thread_index >= 0:
+            self.session.select_frame(FrameRef(self.model.thread_index, ref[0], ref[1]))
 
     @Slot(str)
     def _on_filter(self, text: str) -> None:
@@ -229,7 +230,7 @@ class FramePane(QWidget):
 
     def _header(self) -> str | None:
         doc = self.session.document
-        thread_index = self.model.thread
+        thread_index = self.model.thread_index
         if doc is None or not 0 <= thread_index < len(doc.snapshot.threads):
             return None
         thread = doc.snapshot.threads[thread_index]
@@ -256,7 +257,7 @@ class FramePane(QWidget):
     def copy_stack(self) -> str:
         """Copy the whole stack, with the thread's header line and why the walk stopped."""
         doc = self.session.document
-        termination = doc.termination(self.model.thread) if doc is not None else None
+        termination = doc.termination(self.model.thread_index) if doc is not None else None
         text = stack_text(self.model.frames, header=self._header(), termination=termination)
         QGuiApplication.clipboard().setText(text)
         return text

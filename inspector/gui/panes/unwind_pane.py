@@ -55,7 +55,11 @@ class UnwindPane(QWidget):
         header = self.view.header()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(0, QFontMetrics(theme.mono).horizontalAdvance(".ra: .cfa -8 + ^ ") + 120)
+        header.resizeSection(
+            0,
+            QFontMetrics(theme.mono).horizontalAdvance("STACK CFI 16dd .cfa: $rsp 16 + $r13: .cfa -16 + ^")
+            + 40,
+        )
         self.setFocusProxy(self.view)
 
         layout = QVBoxLayout(self)
