@@ -422,7 +422,10 @@ class Session(QObject):
         return False
 
     def select_thread(self, index: int) -> None:
-        """Select thread `index` (-1: none); out-of-range indexes are ignored."""
+        """Select thread `index` (-1: none) and its first frame; out-of-range indexes are ignored."""
+        self._select_thread(index, None)
+
+    def _select_thread(self, index: int, frame: FrameRef | None) -> None:
         doc = self._document
         count = len(doc.snapshot.threads) if doc is not None else 0
         if index != -1 and not 0 <= index < count:
@@ -432,17 +435,18 @@ class Session(QObject):
         self._thread = index
         with self._announcing_change("thread"):
             self.thread_selected.emit(index)
-        frames = self.frame_count(index) if index >= 0 else None
-        self._set_frame(FrameRef(index, 0) if frames else None)
+        if frame is None:
+            frames = self.frame_count(index) if index >= 0 else None
+            frame = FrameRef(index, 0) if frames else None
+        self._set_frame(frame)
 
     def select_frame(self, ref: FrameRef | None) -> None:
         """Select a frame (and its thread); None clears the frame selection."""
         if ref == self._frame:
             return
         if ref is not None and ref.thread != self._thread:
-            self.select_thread(ref.thread)
-            if self._thread != ref.thread:
-                return
+            self._select_thread(ref.thread, ref)
+            return
         self._set_frame(ref)
 
     def _set_frame(self, ref: FrameRef | None) -> None:
