@@ -9,8 +9,8 @@ import pytest
 from inspector.core.cancel import CancelToken
 from inspector.core.errors import Cancelled
 from inspector.core.minidump import NotAMinidump, UnreadableFile
-from inspector.gui.document import AnalysisRequest, ContextSource, SymbolLoadState
 from inspector.core.unwind import FrameTrust
+from inspector.gui.document import AnalysisRequest, ContextSource, SymbolLoadState
 from inspector.gui.jobs import (
     DumpLoaded,
     Finished,
@@ -21,8 +21,8 @@ from inspector.gui.jobs import (
     WalkUnavailable,
     run_analysis,
 )
-from tests.synth.minidump import SynthMinidump
 from inspector.resources import sample_dump, sample_symbols
+from tests.synth.minidump import SynthMinidump
 
 
 def drain(request: AnalysisRequest, cancel: CancelToken | None = None) -> list[object]:

@@ -12,8 +12,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from inspector.core.cancel import CancelToken
-from inspector.core.minidump import Minidump, NotAMinidump, UnreadableFile
-from inspector.gui.document import AnalysisRequest, AnalysisStatus, DumpSnapshot, SymbolLoadState
+from inspector.core.minidump import NotAMinidump, UnreadableFile
+from inspector.gui.document import AnalysisRequest, AnalysisStatus, SymbolLoadState
 from inspector.gui.jobs import FrameWalked, Progress, ThreadWalked, run_analysis
 from inspector.gui.session import FrameRef, LoadFailure, Session
 from inspector.resources import sample_dump, sample_symbols
@@ -235,7 +235,7 @@ def test_frames_stream_in_several_batches_before_the_walk_finishes(qtbot: QtBot)
         load(qtbot, session, sample_dump())
         assert len(batches) >= 3  # one batch per thread at least: the pauses split them
         assert finished_after == [len(batches)]  # every frame arrived before the walk finished
-        assert [t for t, _, _ in batches][0] == 2  # the crashing thread first
+        assert batches[0][0] == 2  # the crashing thread first
         per_thread: dict[int, list[int]] = {}
         for thread, first, count in batches:
             per_thread.setdefault(thread, []).extend(range(first, first + count))

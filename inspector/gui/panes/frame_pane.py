@@ -255,10 +255,8 @@ class FramePane(QWidget):
         return text
 
     def copy_stack(self) -> str:
-        """Copy the whole stack, with the thread's header line and why the walk stopped."""
-        doc = self.session.document
-        termination = doc.termination(self.model.thread_index) if doc is not None else None
-        text = stack_text(self.model.frames, header=self._header(), termination=termination)
+        """Copy the whole stack with the thread's header line, exactly as the human report prints it."""
+        text = stack_text(self.model.frames, header=self._header())
         QGuiApplication.clipboard().setText(text)
         return text
 

@@ -174,6 +174,8 @@ class MemoryPane(QWidget):
         session.thread_walked.connect(self._on_frames_added)
         session.frame_selected.connect(self._on_frame_selected)
         session.trace_focus_changed.connect(self._on_focus_changed)
+        session.analysis_finished.connect(self._flush_annotations)
+        session.analysis_cancelled.connect(self._flush_annotations)
         self._update_error_style()
 
     # ---- appearance ----
@@ -284,8 +286,14 @@ class MemoryPane(QWidget):
         if self._thread is not None and thread == self._thread.index and not self._annotate_timer.isActive():
             self._annotate_timer.start()
 
+    @Slot()
+    def _flush_annotations(self) -> None:
+        if self._annotate_timer.isActive():
+            self.annotate()
+
     @Slot(object)
     def _on_frame_selected(self, ref: object) -> None:
+        self._flush_annotations()
         doc = self.session.document
         thread = self._thread
         if not isinstance(ref, FrameRef) or doc is None or thread is None or ref.thread != thread.index:

@@ -103,6 +103,8 @@ class StackPlotPane(QWidget):
         session.frames_added.connect(self._on_frames_added)
         session.thread_walked.connect(self._on_frames_added)
         session.frame_selected.connect(self._on_frame_selected)
+        session.analysis_finished.connect(self._flush)
+        session.analysis_cancelled.connect(self._flush)
 
     # ---- appearance ----
 
@@ -148,8 +150,15 @@ class StackPlotPane(QWidget):
         if thread == self._thread and not self._timer.isActive():
             self._timer.start()
 
+    @Slot()
+    def _flush(self) -> None:
+        """Draw now what a pending (throttled) redraw would draw."""
+        if self._timer.isActive():
+            self.redraw()
+
     @Slot(object)
     def _on_frame_selected(self, ref: object) -> None:
+        self._flush()
         frame = ref.frame if isinstance(ref, FrameRef) and ref.thread == self._thread else None
         if frame != self.selected_frame:
             self.selected_frame = frame
@@ -158,6 +167,7 @@ class StackPlotPane(QWidget):
     @Slot()
     def redraw(self) -> None:
         """Rebuild the bars and markers for the shown thread."""
+        self._timer.stop()
         self.redraws += 1
         doc = self.session.document
         thread = self._thread
