@@ -16,12 +16,13 @@ that cannot be opened leaves the previous one shown.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from inspector.core.errors import InspectorError
 from inspector.gui.document import (
@@ -47,6 +48,11 @@ from inspector.gui.unwind_trace import Decision, TraceNode
 from inspector.gui.worker import JobRunner
 
 log = logging.getLogger(__name__)
+
+#: Longest the session applies events in one turn of the event loop before letting it paint.
+SLICE_SECONDS = 0.008
+#: Most events applied in one go (a slice checks its time between these steps).
+MAX_EVENTS_PER_STEP = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +162,13 @@ class Session(QObject):
         extra = {} if interval_ms is None else {"interval_ms": interval_ms}
         self.runner = JobRunner(self, discard=_discard, **extra)
         self.runner.events.connect(self._on_events)
+        #: event batches not applied yet (applied in slices; see `_apply_queued`)
+        self._queue: list[tuple[int, list[object]]] = []
+        self._queue_timer = QTimer(self)
+        self._queue_timer.setSingleShot(True)
+        self._queue_timer.setInterval(0)
+        self._queue_timer.timeout.connect(self._apply_queued)
+        self._pending_end: Callable[[], None] | None = None
         self.runner.finished.connect(self._on_finished)
         self.runner.cancelled.connect(self._on_cancelled)
         self.runner.failed.connect(self._on_failed)
@@ -264,11 +277,15 @@ class Session(QObject):
 
     def shutdown(self) -> None:
         """Stop the worker and release the document (the application is closing). Idempotent."""
+        self._queue_timer.stop()
+        self._queue.clear()
+        self._pending_end = None
         self.runner.shutdown()
         if self._document is not None:
             self._document.snapshot.close()
 
     def _start(self, request: AnalysisRequest) -> int:
+        self._flush_queue()
         was_busy = self.is_busy
         doc = self._document
         if was_busy and doc is not None and self._document_generation == self.runner.generation:
@@ -292,7 +309,47 @@ class Session(QObject):
 
     @Slot(int, list)
     def _on_events(self, generation: int, events: list[object]) -> None:
-        self.apply(generation, events)
+        self._queue.append((generation, list(events)))
+        self._apply_queued()
+
+    @Slot()
+    def _apply_queued(self) -> None:
+        """Apply queued events for at most `SLICE_SECONDS`, then let the event loop paint and come back.
+
+        A slice also ends right after a `DumpLoaded` (a new document: every pane resets and repaints),
+        so no single turn of the event loop both rebuilds the window and applies a long walk.
+        """
+        deadline = time.monotonic() + SLICE_SECONDS
+        while self._queue:
+            generation, events = self._queue[0]
+            cut = len(events)
+            for i, event in enumerate(events):
+                if isinstance(event, DumpLoaded):
+                    cut = i + 1
+                    break
+            cut = min(cut, MAX_EVENTS_PER_STEP)
+            self.apply(generation, events[:cut])
+            if cut < len(events):
+                self._queue[0] = (generation, events[cut:])
+            else:
+                self._queue.pop(0)
+            if self._queue and (time.monotonic() >= deadline or isinstance(events[cut - 1], DumpLoaded)):
+                self._queue_timer.start()
+                return
+        self._end_if_pending()
+
+    def _flush_queue(self) -> None:
+        """Apply everything still queued now, and announce how the run ended if it has."""
+        self._queue_timer.stop()
+        while self._queue:
+            generation, events = self._queue.pop(0)
+            self.apply(generation, events)
+        self._end_if_pending()
+
+    def _end_if_pending(self) -> None:
+        end, self._pending_end = self._pending_end, None
+        if end is not None:
+            end()
 
     def apply(self, generation: int, events: Iterable[object]) -> None:
         """Apply one batch of a run's events in order, then announce what changed."""
@@ -375,6 +432,12 @@ class Session(QObject):
 
     @Slot(int, object)
     def _on_finished(self, generation: int, result: object) -> None:
+        if self._queue:  # announce the end after the run's last events have been applied
+            self._pending_end = lambda: self._finished(generation, result)
+            return
+        self._finished(generation, result)
+
+    def _finished(self, generation: int, result: object) -> None:
         doc = self._document
         if doc is not None and self._document_generation == generation:
             doc.status = AnalysisStatus.FINISHED
@@ -386,6 +449,12 @@ class Session(QObject):
 
     @Slot(int)
     def _on_cancelled(self, generation: int) -> None:
+        if self._queue:  # announce the end after the run's last events have been applied
+            self._pending_end = lambda: self._cancelled(generation)
+            return
+        self._cancelled(generation)
+
+    def _cancelled(self, generation: int) -> None:
         doc = self._document
         if doc is not None and self._document_generation == generation:
             self._stop_document(doc, AnalysisStatus.CANCELLED)
@@ -394,6 +463,12 @@ class Session(QObject):
 
     @Slot(int, object)
     def _on_failed(self, generation: int, error: object) -> None:
+        if self._queue:  # announce the end after the run's last events have been applied
+            self._pending_end = lambda: self._failed(generation, error)
+            return
+        self._failed(generation, error)
+
+    def _failed(self, generation: int, error: object) -> None:
         assert isinstance(error, BaseException)
         doc = self._document
         shown = doc is not None and self._document_generation == generation
