@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QProgressBar,
     QSizePolicy,
     QToolBar,
     QToolButton,
@@ -51,6 +50,7 @@ from inspector.gui.panes.summary_pane import SummaryPane
 from inspector.gui.panes.thread_pane import ThreadPane
 from inspector.gui.panes.unwind_pane import UnwindPane
 from inspector.gui.preferences_dialog import PreferencesDialog, SymbolPreferences
+from inspector.gui.progress_indicator import ProgressIndicator
 from inspector.gui.session import LoadFailure, Session
 from inspector.gui.settings import STATE_VERSION, Settings
 from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
@@ -383,11 +383,10 @@ class MainWindow(QMainWindow):
         status.setObjectName("statusBar")
         self.status_label = QLabel(self)
         self.status_label.setObjectName("statusMessage")
-        self.progress_bar = QProgressBar(self)
+        self.progress_bar = ProgressIndicator(self)
         self.progress_bar.setObjectName("analysisProgress")
         self.progress_bar.setMaximumWidth(280)
         self.progress_bar.setMinimumWidth(220)
-        self.progress_bar.setTextVisible(True)
         self.cancel_button = QToolButton(self)
         self.cancel_button.setDefaultAction(self.cancel_action)
         self.cancel_button.setAutoRaise(True)
@@ -650,7 +649,7 @@ class MainWindow(QMainWindow):
         assert isinstance(request, AnalysisRequest)
         self._show_status(f"Opening {request.dump_path.name}…", 0)
         self.progress_bar.setRange(0, 0)
-        self.progress_bar.setFormat("")
+        self.progress_bar.setFormat("opening…")
 
     @Slot()
     def _on_document_changed(self) -> None:
@@ -676,6 +675,7 @@ class MainWindow(QMainWindow):
         fraction = progress.fraction
         if fraction is None:
             self.progress_bar.setRange(0, 0)
+            self.progress_bar.setFormat("walking…")
             return
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(round(fraction * 1000))
