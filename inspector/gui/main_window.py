@@ -185,7 +185,7 @@ class MainWindow(QMainWindow):
         width = max(self.width(), 1)
         self.resizeDocks(
             [d["frames"], d["unwind"], d["memory"]],
-            [round(width * 0.34), round(width * 0.32), round(width * 0.34)],
+            [round(width * 0.37), round(width * 0.30), round(width * 0.33)],
             Qt.Orientation.Horizontal,
         )
         height = max(self.height(), 1)

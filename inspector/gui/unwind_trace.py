@@ -218,7 +218,7 @@ def build_frame_trace(
     names = _Names(frame.context.register_set.instruction_pointer, frame.context.register_set.stack_pointer)
     step = frame.found_by
     if step is None:
-        root.add(
+        head = root.add(
             TraceNode(
                 NodeKind.FRAME,
                 f"Frame {index}: {frame_label(frame)}",
@@ -226,8 +226,19 @@ def build_frame_trace(
                 tooltip=f"The registers come from the {context_source}; nothing had to be unwound.",
                 tone=Tone.GOOD,
                 step=True,
+                expanded=True,
             )
         )
+        context = frame.context
+        for name, role in (
+            (names.ip, "the instruction pointer: where the thread was"),
+            (names.sp, "the stack pointer: where the walk starts reading the stack"),
+        ):
+            value = context.get(name)
+            if value is not None and context.is_valid(name):
+                head.add(TraceNode(NodeKind.INFO, f"{name} = {value:#x}", role))
+        valid = len(context.valid_registers())
+        head.add(TraceNode(NodeKind.INFO, f"{valid} registers known", f"from the {context_source}"))
     else:
         callee = frames[index - 1] if index > 0 else None
         _add_step(root, step, names, callee, expand_all=False)

@@ -12,7 +12,7 @@ focus (the stepper, a click on a stack word) selects the line here.
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Slot
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -74,6 +74,11 @@ class UnwindPane(QWidget):
         session.frame_selected.connect(self._on_frame_selected)
         session.thread_walked.connect(self._on_thread_walked)
         session.trace_focus_changed.connect(self._on_focus_changed)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # the step column gets most of the width; results are short, tooltips hold the rest
+        self.view.header().resizeSection(0, max(200, round(self.view.viewport().width() * 0.6)))
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
