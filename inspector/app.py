@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--screenshot",
         metavar="FILE",
         type=Path,
-        help="open the dump, wait for the analysis, select the crashing thread, save the window as PNG, exit",
+        help="open the dump, wait for the walk, select the crashing thread's first frame, save a PNG, exit",
     )
     parser.add_argument(
         "--screenshot-size",
@@ -107,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     _configure_logging(options.verbose)
 
+    import pyqtgraph
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication
 
@@ -116,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from inspector.gui.settings import Settings
     from inspector.gui.theme import apply_color_scheme, wants_dark
 
+    pyqtgraph.setConfigOptions(antialias=True)  # global pyqtgraph options: set here, the composition root
     QApplication.setOrganizationName(ORGANIZATION)
     QApplication.setApplicationName(APPLICATION)
     QApplication.setApplicationDisplayName(DISPLAY_NAME)
@@ -173,7 +175,7 @@ def _screenshot(
 ) -> int:
     from PySide6.QtCore import QObject, QTimer, Slot
 
-    from inspector.gui.session import LoadFailure
+    from inspector.gui.session import FrameRef, LoadFailure
 
     class Screenshot(QObject):
         def __init__(self) -> None:
@@ -202,6 +204,8 @@ def _screenshot(
             crashing = doc.snapshot.crashing_thread if doc is not None else None
             if crashing is not None:
                 session.select_thread(crashing.index)
+                if doc is not None and doc.frames(crashing.index):
+                    session.select_frame(FrameRef(crashing.index, 0))
             target.parent.mkdir(parents=True, exist_ok=True)
             saved = window.grab().save(str(target), "PNG")
             if not saved:

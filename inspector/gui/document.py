@@ -2,9 +2,11 @@
 
 Nothing here imports Qt. The worker builds a `DumpSnapshot` (threads with
 their starting contexts and stack regions, modules, memory, the crash summary
-and the reader's problems) and `ModuleSymbolState`s; both are frozen and safe
-to hand across threads. `Document` is the GUI thread's collection of them for
-one analysis, updated only by `Session` as events arrive.
+and the reader's problems) and `ModuleSymbolState`s, and forwards the
+stackwalker's frames and call stacks; all are frozen and safe to hand across
+threads. `Document` is the GUI thread's collection of them for one analysis,
+updated only by `Session` as events arrive; it also keeps the trace trees
+built from the frames (`unwind_trace`), built when a pane first asks.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from inspector.core.minidump.errors import StreamProblem
 from inspector.core.minidump.format import stream_type_name
 from inspector.core.symbols import ModuleSymbols, PathProblem, SymbolStatus
 from inspector.core.types import Cpu, Os, format_address
+from inspector.core.unwind import CallStack, ScanDetail, StackFrame, Termination, UnwindStep
+from inspector.gui.unwind_trace import Decision, TraceNode, build_frame_trace, decisions_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +263,7 @@ class SymbolLoadState(enum.Enum):
     NO_IDENTIFIER = "no identifier"
     UNREADABLE = "unreadable"
     NOT_LOADED = "not loaded"
+    NOT_NEEDED = "not needed"
 
     @property
     def lacks_symbols(self) -> bool:
@@ -338,6 +343,8 @@ class ModuleSymbolState:
             lines.append("The module record has no debug id and no code id to look symbols up by.")
         elif state is SymbolLoadState.UNREADABLE:
             lines.append(f"{self.path}: {self.error or 'cannot be read'}")
+        elif state is SymbolLoadState.NOT_NEEDED:
+            lines.append("No frame is in this module, so the stackwalker did not look its symbols up.")
         elif state is SymbolLoadState.NOT_LOADED:
             lines.append("The analysis stopped before this module's symbols were looked for.")
         else:
@@ -382,6 +389,14 @@ class Document:
         self.symbols: list[ModuleSymbolState] = [PENDING] * len(snapshot.modules)
         self.status = AnalysisStatus.RUNNING
         self.error: str | None = None
+        #: why the dump could not be walked at all (shown as a problem), None when it was
+        self.walk_error: str | None = None
+        self._frames: dict[int, list[StackFrame]] = {}
+        self._stacks: dict[int, CallStack] = {}
+        #: modules holding a frame's instruction or a scanned candidate word (by module index)
+        self._modules_used: set[int] = set()
+        self._trees: dict[tuple[int, int, bool], TraceNode] = {}
+        self._decisions: dict[tuple[int, int, bool], list[Decision]] = {}
 
     @property
     def path(self) -> Path:
@@ -404,7 +419,89 @@ class Document:
         return changed
 
     def modules_lacking_symbols(self) -> list[int]:
-        return [i for i, s in enumerate(self.symbols) if s.state.lacks_symbols]
+        """Modules the walk used (a frame or a scanned word is in them) that have no usable symbols."""
+        return [i for i in sorted(self._modules_used) if self.symbols[i].state.lacks_symbols]
+
+    @property
+    def modules_used(self) -> frozenset[int]:
+        """Modules that hold a frame's instruction or a word the stack scan examined."""
+        return frozenset(self._modules_used)
+
+    # ---- frames (filled in as the stackwalker reports them) ----
+
+    def add_frame(self, thread_index: int, frame: StackFrame) -> int:
+        """Record a walked frame; returns its index in the thread's stack."""
+        frames = self._frames.setdefault(thread_index, [])
+        frames.append(frame)
+        self._note_modules(frame.module_index, frame.found_by)
+        return len(frames) - 1
+
+    def finish_thread(self, stack: CallStack) -> None:
+        """A thread's walk is over: keep its call stack (frames and why the walk stopped)."""
+        self._stacks[stack.thread_index] = stack
+        frames = self._frames.setdefault(stack.thread_index, [])
+        if len(frames) < len(stack.frames):  # threads that are never walked still have their context frame
+            for frame in stack.frames[len(frames) :]:
+                self.add_frame(stack.thread_index, frame)
+        if stack.termination is not None:
+            self._note_modules(None, stack.termination.step)
+
+    def _note_modules(self, module_index: int | None, step: UnwindStep | None) -> None:
+        if module_index is not None:
+            self._modules_used.add(module_index)
+        if step is None:
+            return
+        for attempt in step.attempts:
+            if isinstance(attempt.detail, ScanDetail):
+                for candidate in attempt.detail.candidates:
+                    index = self.snapshot.module_index_at(candidate.value)
+                    if index is not None and candidate.module is not None:
+                        self._modules_used.add(index)
+
+    def frames(self, thread_index: int) -> list[StackFrame]:
+        """The frames walked so far (innermost first); empty before the walk reaches the thread."""
+        return self._frames.get(thread_index, [])
+
+    def is_walked(self, thread_index: int) -> bool:
+        return thread_index in self._stacks
+
+    def call_stack(self, thread_index: int) -> CallStack | None:
+        return self._stacks.get(thread_index)
+
+    def termination(self, thread_index: int) -> Termination | None:
+        stack = self._stacks.get(thread_index)
+        return None if stack is None else stack.termination
+
+    # ---- the trace, as the Unwind pane and the stepper read it ----
+
+    def trace_tree(self, thread_index: int, frame_index: int) -> TraceNode | None:
+        """The trace tree of one frame (cached; the last frame's gains the termination once walked)."""
+        frames = self.frames(thread_index)
+        if not 0 <= frame_index < len(frames):
+            return None
+        last = frame_index == len(frames) - 1 and self.is_walked(thread_index)
+        key = (thread_index, frame_index, last)
+        tree = self._trees.get(key)
+        if tree is None:
+            thread = (
+                self.snapshot.threads[thread_index] if thread_index < len(self.snapshot.threads) else None
+            )
+            source = thread.context_source.value if thread is not None else "context"
+            termination = self.termination(thread_index) if last else None
+            tree = build_frame_trace(frames, frame_index, termination=termination, context_source=source)
+            self._trees[key] = tree
+        return tree
+
+    def decisions(self, thread_index: int) -> list[Decision]:
+        """Every decision of a thread's walk so far, in order (see `unwind_trace.decisions_of`)."""
+        count = len(self.frames(thread_index))
+        key = (thread_index, count, self.is_walked(thread_index))
+        found = self._decisions.get(key)
+        if found is None:
+            trees = [self.trace_tree(thread_index, i) for i in range(count)]
+            found = decisions_of([t for t in trees if t is not None])
+            self._decisions = {key: found}  # only the latest list is worth keeping
+        return found
 
     @property
     def symbols_settled(self) -> int:
@@ -422,6 +519,8 @@ class Document:
             for p in self.snapshot.problems
         ]
         out.extend(Problem("symbol path", p.path, p.reason, "SymbolPath") for p in self.symbol_path_problems)
+        if self.walk_error is not None:
+            out.append(Problem("stack walk", "every thread", self.walk_error, "NotWalked"))
         for module, state in zip(self.snapshot.modules, self.symbols, strict=False):
             if state.state is SymbolLoadState.DAMAGED:
                 out.append(Problem("symbols", module.filename, state.damage_summary, "DamagedSymbols"))

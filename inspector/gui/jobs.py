@@ -1,22 +1,23 @@
-"""The analysis job the worker runs: open the dump, report what it holds, load each module's symbols.
+"""The analysis job the worker runs: open the dump, show what it holds, then walk every thread.
 
 A job is any callable `job(cancel) -> Iterator[event]` (its `return` value,
 if any, becomes the worker's `finished` payload); `JobWorker` runs it on its
 thread and knows nothing about the events. `Session.apply` is the one place
 that interprets them.
 
-Phase 1 (no stackwalker yet) yields, in order:
+`run_analysis` yields, in order:
 
     DumpLoaded(snapshot, symbol path problems)   threads, modules, memory, summary: before any symbol work
-    SymbolsLoading(module index)                  one module's lookup starts
-    SymbolsLoaded(module index, state)            ... and its outcome
+    then, from the stackwalker (`inspector.core.process.process_events`), as they come:
+    SymbolsLoaded(module index, state)            a module's symbols were looked for (the walk needed them)
+    FrameWalked(thread index, frame)              one frame, as soon as it is known (the core's event)
+    ThreadWalked(thread index, call stack)        a thread is done (the core's event)
     Progress(symbols requested/loaded, threads walked/total)
+    WalkUnavailable(message)                      instead, when the dump cannot be walked at all
     Finished(outcome)
 
-The event names and `Progress` fields are those of `inspector.core.process`
-(being written), so when it lands `run_analysis` becomes "open the dump,
-build a `Symbolizer`, `yield from` the core's generator" and `Session.apply`
-gains cases for `FrameWalked` / `ThreadWalked`.
+The snapshot comes first and from the reader alone, so a dump too damaged to
+walk (no thread list, no system info) is still shown with its problems.
 
 Everything here runs on the worker thread: no Qt, only immutable values leave.
 """
@@ -27,16 +28,23 @@ import functools
 import logging
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+from inspector.core import process as core
 from inspector.core.cancel import CancelToken
+from inspector.core.errors import Cancelled, InspectorError
 from inspector.core.minidump import Minidump
-from inspector.core.symbols import IndexCache, PathProblem, Symbolizer, SymbolSupplier
-from inspector.gui.document import AnalysisRequest, DumpSnapshot, ModuleSymbolState
+from inspector.core.symbols import IndexCache, PathProblem, SymbolSupplier
+from inspector.gui.document import AnalysisRequest, DumpSnapshot, ModuleSymbolState, SymbolLoadState
 
 log = logging.getLogger(__name__)
 
 #: What the worker runs: called on the worker thread with the run's cancel token.
 Job = Callable[[CancelToken], Iterator[object]]
+
+#: The stackwalker's frame and thread events, forwarded as they are (frozen core data).
+FrameWalked = core.FrameWalked
+ThreadWalked = core.ThreadWalked
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -45,11 +53,6 @@ class DumpLoaded:
 
     snapshot: DumpSnapshot
     symbol_path_problems: tuple[PathProblem, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolsLoading:
-    module_index: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,13 +76,31 @@ class Progress:
             return None
         return (self.symbols_loaded + self.threads_walked) / todo
 
+    @property
+    def text(self) -> str:
+        """`symbols 3/4 · threads 1/7` for the progress bar."""
+        parts = []
+        if self.symbols_requested:
+            parts.append(f"symbols {self.symbols_loaded}/{self.symbols_requested}")
+        if self.threads_total:
+            parts.append(f"threads {self.threads_walked}/{self.threads_total}")
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class WalkUnavailable:
+    """The dump was read but cannot be walked (e.g. no thread list): why, in one sentence."""
+
+    message: str
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class AnalysisOutcome:
-    """Phase 1's final state: the snapshot and every module's symbol state (by module index)."""
+    """The final state: the snapshot, every module's symbol state (by module index), the walked process."""
 
     snapshot: DumpSnapshot
     symbols: tuple[ModuleSymbolState, ...]
+    state: core.ProcessState | None = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -88,11 +109,39 @@ class Finished:
 
 
 #: Events that are worth showing at once (the worker's batching never holds these back).
-MILESTONES = (DumpLoaded, Finished)
+MILESTONES = (DumpLoaded, Finished, WalkUnavailable)
+
+
+def symbol_state(summary: core.ModuleSymbolSummary, *, paths_given: bool) -> ModuleSymbolState:
+    """The Modules pane's view of the stackwalker's symbol outcome for one module."""
+    state = summary.state
+    if state is core.SymbolState.NOT_REQUESTED:
+        # Without symbol paths nothing is looked up; say "missing" (the details say no paths are set).
+        return ModuleSymbolState(SymbolLoadState.MISSING if not paths_given else SymbolLoadState.NOT_NEEDED)
+    damage = summary.damage
+    return ModuleSymbolState(
+        state=_LOAD_STATE[state],
+        path=None if summary.path is None else Path(summary.path),
+        tried=summary.tried,
+        found_by=summary.found_by,
+        damaged_lines=damage.total if damage is not None else 0,
+        damage_summary=damage.summary() if damage is not None and damage.damaged else "",
+        error=summary.error,
+        load_seconds=summary.load_seconds,
+    )
+
+
+_LOAD_STATE = {
+    core.SymbolState.LOADED: SymbolLoadState.LOADED,
+    core.SymbolState.DAMAGED: SymbolLoadState.DAMAGED,
+    core.SymbolState.MISSING: SymbolLoadState.MISSING,
+    core.SymbolState.NO_IDENTIFIER: SymbolLoadState.NO_IDENTIFIER,
+    core.SymbolState.UNREADABLE: SymbolLoadState.UNREADABLE,
+}
 
 
 def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[object, None, AnalysisOutcome]:
-    """Open `request.dump_path` and load every module's symbols, yielding events as it goes.
+    """Open `request.dump_path`, report it, then walk every thread, yielding events as it goes.
 
     Raises the reader's `MinidumpError` when the file cannot be used at all
     (the worker turns it into `failed`), `Cancelled` when `cancel` is set.
@@ -105,25 +154,58 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[obj
     except BaseException:
         dump.close()
         raise
-    cache = IndexCache(request.cache_dir)
-    supplier = SymbolSupplier(request.symbol_paths, cache=cache)
-    yield DumpLoaded(snapshot, supplier.problems)
-    symbolizer = Symbolizer(supplier, cancel=cancel)
-    states: list[ModuleSymbolState] = []
-    modules = snapshot.modules
+    paths = request.symbol_paths
+    # The supplier's path problems are known before any lookup: show them with the dump.
+    problems = SymbolSupplier(paths, cache=IndexCache(None)).problems
+    yield DumpLoaded(snapshot, problems)
+    options = core.ProcessOptions(
+        symbol_paths=paths,
+        symbols_cache=request.cache_dir,
+        use_symbols_cache=request.cache_dir is not None,
+    )
+    states: list[ModuleSymbolState | None] = [None] * len(snapshot.modules)
+    final: core.ProcessState | None = None
+    events = core.process_events(dump, options, cancel=cancel)
+    started = False
     try:
-        for index, module in enumerate(modules):
-            cancel.check()
-            yield SymbolsLoading(index)
-            state = ModuleSymbolState.from_result(symbolizer.status(module))
-            states.append(state)
-            log.debug("symbols of %s: %s", module.filename, state.text)
-            yield SymbolsLoaded(index, state)
-            yield Progress(len(modules), index + 1)
+        for event in events:
+            if isinstance(event, core.FrameWalked | core.ThreadWalked):
+                yield event
+            elif isinstance(event, core.SymbolsLoaded):
+                state = symbol_state(event.symbols, paths_given=bool(paths))
+                if 0 <= event.module_index < len(states):
+                    states[event.module_index] = state
+                yield SymbolsLoaded(event.module_index, state)
+            elif isinstance(event, core.Progress):
+                yield Progress(
+                    event.symbols_requested, event.symbols_loaded, event.threads_walked, event.threads_total
+                )
+            elif isinstance(event, core.DumpLoaded):
+                started = True
+            elif isinstance(event, core.Finished):
+                final = event.state
+    except Cancelled:
+        raise
+    except InspectorError as exc:
+        if started:
+            raise
+        # The reader could show the dump but the walker refuses it (no thread list, no system info):
+        # the snapshot stays on screen and the reason becomes a problem, not a failure.
+        log.info("cannot walk %s: %s", request.dump_path, exc)
+        yield WalkUnavailable(str(exc))
     finally:
-        # Phase 1 keeps no symbol file open: the GUI shows the statuses only.
-        symbolizer.close()
-    outcome = AnalysisOutcome(snapshot, tuple(states))
+        close = getattr(events, "close", None)  # a generator: release the dump and symbol files it holds
+        if close is not None:
+            close()
+    settled: list[ModuleSymbolState] = []
+    for index, known in enumerate(states):
+        if known is None and final is not None:
+            known = symbol_state(final.modules[index].symbols, paths_given=bool(paths))  # noqa: PLW2901
+        settled.append(known if known is not None else ModuleSymbolState(SymbolLoadState.NOT_NEEDED))
+    for index, state in enumerate(settled):
+        if states[index] is None:
+            yield SymbolsLoaded(index, state)
+    outcome = AnalysisOutcome(snapshot, tuple(settled), final)
     yield Finished(outcome)
     return outcome
 

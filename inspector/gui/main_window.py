@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QProgressBar,
+    QSizePolicy,
+    QToolBar,
     QToolButton,
     QWidget,
 )
@@ -39,13 +40,17 @@ from inspector import __version__
 from inspector.gui.document import AnalysisRequest
 from inspector.gui.file_drop import DropOverlay, DropPlan, plan_drop
 from inspector.gui.jobs import Progress
+from inspector.gui.panes.frame_pane import FramePane
 from inspector.gui.panes.memory_pane import MemoryPane
 from inspector.gui.panes.module_pane import ModulePane
 from inspector.gui.panes.problem_pane import ProblemPane
 from inspector.gui.panes.register_pane import RegisterPane
+from inspector.gui.panes.stack_plot import StackPlotPane
 from inspector.gui.panes.summary_pane import SummaryPane
 from inspector.gui.panes.thread_pane import ThreadPane
+from inspector.gui.panes.unwind_pane import UnwindPane
 from inspector.gui.preferences_dialog import PreferencesDialog, SymbolPreferences
+from inspector.gui.progress_indicator import ProgressIndicator
 from inspector.gui.session import LoadFailure, Session
 from inspector.gui.settings import STATE_VERSION, Settings
 from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
@@ -101,10 +106,14 @@ class MainWindow(QMainWindow):
         self.register_pane = RegisterPane(session, theme)
         self.module_pane = ModulePane(session, theme)
         self.problem_pane = ProblemPane(session, theme)
+        self.frame_pane = FramePane(session, theme)
+        self.unwind_pane = UnwindPane(session, theme)
+        self.plot_pane = StackPlotPane(session, theme)
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
         self._build_actions()
         self._build_menus()
+        self._build_tool_bar()
         self._build_status_bar()
         self.drop_overlay = DropOverlay(self)
 
@@ -119,6 +128,8 @@ class MainWindow(QMainWindow):
         session.analysis_cancelled.connect(self._on_analysis_cancelled)
         session.analysis_failed.connect(self._on_analysis_failed)
         session.busy_changed.connect(self._on_busy_changed)
+        session.trace_focus_changed.connect(self._update_decision)
+        session.thread_selected.connect(self._update_decision)
         app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
 
         self.resize(*DEFAULT_SIZE)
@@ -152,12 +163,18 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomLeftCorner, area.BottomDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, area.BottomDockWidgetArea)
         summary = self._dock("summary", "Summary", self.summary_pane, area.TopDockWidgetArea)
-        self._dock("threads", "Threads", self.thread_pane, area.LeftDockWidgetArea)
+        threads = self._dock("threads", "Threads", self.thread_pane, area.LeftDockWidgetArea)
+        frames = self._dock("frames", "Frames", self.frame_pane, area.LeftDockWidgetArea)
+        unwind = self._dock("unwind", "Unwind", self.unwind_pane, area.RightDockWidgetArea)
         memory = self._dock("memory", "Stack Memory", self.memory_pane, area.RightDockWidgetArea)
         registers = self._dock("registers", "Registers", self.register_pane, area.RightDockWidgetArea)
+        plot = self._dock("plot", "Stack Layout", self.plot_pane, area.RightDockWidgetArea)
         modules = self._dock("modules", "Modules", self.module_pane, area.BottomDockWidgetArea)
         problems = self._dock("problems", "Problems", self.problem_pane, area.BottomDockWidgetArea)
-        self.splitDockWidget(memory, registers, Qt.Orientation.Horizontal)
+        self.splitDockWidget(threads, frames, Qt.Orientation.Vertical)
+        self.splitDockWidget(unwind, memory, Qt.Orientation.Horizontal)
+        self.splitDockWidget(unwind, registers, Qt.Orientation.Vertical)
+        self.splitDockWidget(memory, plot, Qt.Orientation.Vertical)
         self.tabifyDockWidget(modules, problems)
         modules.raise_()
         summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
@@ -167,14 +184,19 @@ class MainWindow(QMainWindow):
         d = self.docks
         width = max(self.width(), 1)
         self.resizeDocks(
-            [d["threads"], d["memory"], d["registers"]],
-            [round(width * 0.31), round(width * 0.40), round(width * 0.29)],
+            [d["frames"], d["unwind"], d["memory"]],
+            [round(width * 0.37), round(width * 0.30), round(width * 0.33)],
             Qt.Orientation.Horizontal,
         )
         height = max(self.height(), 1)
         self.resizeDocks(
-            [d["threads"], d["modules"]],
-            [round(height * 0.62), round(height * 0.38)],
+            [d["threads"], d["frames"], d["modules"]],
+            [round(height * 0.17), round(height * 0.45), round(height * 0.17)],
+            Qt.Orientation.Vertical,
+        )
+        self.resizeDocks(
+            [d["unwind"], d["registers"], d["memory"], d["plot"]],
+            [round(height * 0.37), round(height * 0.25), round(height * 0.40), round(height * 0.22)],
             Qt.Orientation.Vertical,
         )
 
@@ -233,6 +255,27 @@ class MainWindow(QMainWindow):
         self.crashing_thread_action = self._action(
             "&Crashing Thread", self.select_crashing_thread, "Ctrl+Shift+C", tip="Select the crashing thread"
         )
+        self.next_decision_action = self._action(
+            "&Next Decision",
+            lambda: self.step_decision(1),
+            "F10",
+            tip="Show the next decision of the selected thread's walk (F10)",
+        )
+        self.previous_decision_action = self._action(
+            "&Previous Decision",
+            lambda: self.step_decision(-1),
+            "Shift+F10",
+            tip="Show the previous decision of the selected thread's walk (Shift+F10)",
+        )
+        self.next_frame_action = self._action(
+            "Next &Frame", lambda: self.session.step_frame(1), "F11", tip="Select the caller frame (F11)"
+        )
+        self.previous_frame_action = self._action(
+            "Previous F&rame",
+            lambda: self.session.step_frame(-1),
+            "Shift+F11",
+            tip="Select the callee frame (Shift+F11)",
+        )
         self.reset_layout_action = self._action("&Reset Layout", self.reset_layout)
         self.about_action = self._action("&About Crash Inspector", self.show_about)
         self.pane_actions: dict[str, QAction] = {}
@@ -244,6 +287,9 @@ class MainWindow(QMainWindow):
                 ("modules", "Modules"),
                 ("problems", "Problems"),
                 ("summary", "Summary"),
+                ("frames", "Frames"),
+                ("unwind", "Unwind"),
+                ("plot", "Stack Layout"),
             ),
             start=1,
         ):
@@ -276,6 +322,13 @@ class MainWindow(QMainWindow):
         for action in self.pane_actions.values():
             go_menu.addAction(action)
 
+        walk_menu = bar.addMenu("&Walk")
+        walk_menu.addAction(self.next_decision_action)
+        walk_menu.addAction(self.previous_decision_action)
+        walk_menu.addSeparator()
+        walk_menu.addAction(self.next_frame_action)
+        walk_menu.addAction(self.previous_frame_action)
+
         view_menu = bar.addMenu("&View")
         for dock in self.docks.values():
             view_menu.addAction(dock.toggleViewAction())
@@ -285,15 +338,55 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.about_action)
 
+    def _build_tool_bar(self) -> None:
+        bar = QToolBar("Walk", self)
+        bar.setObjectName("walkToolBar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for action in (
+            self.previous_frame_action,
+            self.previous_decision_action,
+            self.next_decision_action,
+            self.next_frame_action,
+        ):
+            bar.addAction(action)
+        self.previous_decision_action.setIconText("◀ Decision")
+        self.next_decision_action.setIconText("Decision ▶")
+        self.previous_frame_action.setIconText("◀◀ Frame")
+        self.next_frame_action.setIconText("Frame ▶▶")
+        self.decision_label = QLabel("F10 steps through every decision of the selected thread's walk", self)
+        self.decision_label.setObjectName("decisionLabel")
+        self.decision_label.setContentsMargins(10, 0, 6, 0)
+        self.decision_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        bar.addWidget(self.decision_label)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        self.walk_tool_bar = bar
+
+    def step_decision(self, delta: int) -> None:
+        """Next (+1) or previous (-1) decision; the panes follow through the session."""
+        position = self.session.step_decision(delta)
+        if position is None:
+            self._show_status("Nothing walked yet in this thread")
+
+    @Slot()
+    def _update_decision(self, *_: object) -> None:
+        position = self.session.decision_position()
+        if position is None:
+            self.decision_label.setText("F10 steps through every decision of the selected thread's walk")
+            self.decision_label.setToolTip("")
+            return
+        self.decision_label.setText(position.text)
+        self.decision_label.setToolTip(position.text)
+
     def _build_status_bar(self) -> None:
         status = self.statusBar()
         status.setObjectName("statusBar")
         self.status_label = QLabel(self)
         self.status_label.setObjectName("statusMessage")
-        self.progress_bar = QProgressBar(self)
+        self.progress_bar = ProgressIndicator(self)
         self.progress_bar.setObjectName("analysisProgress")
-        self.progress_bar.setMaximumWidth(220)
-        self.progress_bar.setTextVisible(True)
+        self.progress_bar.setMaximumWidth(280)
+        self.progress_bar.setMinimumWidth(220)
         self.cancel_button = QToolButton(self)
         self.cancel_button.setDefaultAction(self.cancel_action)
         self.cancel_button.setAutoRaise(True)
@@ -304,10 +397,14 @@ class MainWindow(QMainWindow):
         chain: list[QWidget] = [
             self.thread_pane.view,
             self.thread_pane.filter,
+            self.frame_pane.view,
+            self.frame_pane.filter,
+            self.unwind_pane.view,
             self.memory_pane.view,
             self.memory_pane.go_to,
             self.memory_pane.words,
             self.register_pane.view,
+            self.plot_pane.plot,
             self.module_pane.view,
             self.module_pane.filter,
             self.module_pane.lacking_only,
@@ -552,7 +649,7 @@ class MainWindow(QMainWindow):
         assert isinstance(request, AnalysisRequest)
         self._show_status(f"Opening {request.dump_path.name}…", 0)
         self.progress_bar.setRange(0, 0)
-        self.progress_bar.setFormat("")
+        self.progress_bar.setFormat("opening…")
 
     @Slot()
     def _on_document_changed(self) -> None:
@@ -568,7 +665,7 @@ class MainWindow(QMainWindow):
             self._update_recent_menu()
         snap = doc.snapshot
         self._show_status(
-            f"{doc.path.name}: {len(snap.threads)} threads, {len(snap.modules)} modules; looking up symbols…",
+            f"{doc.path.name}: {len(snap.threads)} threads, {len(snap.modules)} modules; walking the stacks…",
             0,
         )
 
@@ -578,10 +675,11 @@ class MainWindow(QMainWindow):
         fraction = progress.fraction
         if fraction is None:
             self.progress_bar.setRange(0, 0)
+            self.progress_bar.setFormat("walking…")
             return
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(round(fraction * 1000))
-        self.progress_bar.setFormat(f"symbols {progress.symbols_loaded}/{progress.symbols_requested}")
+        self.progress_bar.setFormat(progress.text)
 
     @Slot()
     def _on_analysis_finished(self) -> None:
@@ -594,7 +692,7 @@ class MainWindow(QMainWindow):
         problems = len(doc.problems())
         parts = [f"{doc.path.name}: {len(snap.threads)} threads, {len(snap.modules)} modules"]
         if lacking:
-            parts.append(f"{lacking} without symbols")
+            parts.append(f"{lacking} on the stacks without symbols")
         if problems:
             parts.append(f"{problems} problem{'s' if problems != 1 else ''} (see Problems)")
         self._show_status(", ".join(parts), 0)
@@ -676,5 +774,8 @@ class MainWindow(QMainWindow):
             self.register_pane,
             self.module_pane,
             self.problem_pane,
+            self.frame_pane,
+            self.unwind_pane,
+            self.plot_pane,
         ):
             pane.set_theme(theme)

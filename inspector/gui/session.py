@@ -16,16 +16,16 @@ that cannot be opened leaves the previous one shown.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from inspector.core.errors import InspectorError
 from inspector.gui.document import (
-    LOADING,
     AnalysisRequest,
     AnalysisStatus,
     Document,
@@ -36,15 +36,23 @@ from inspector.gui.document import (
 from inspector.gui.jobs import (
     DumpLoaded,
     Finished,
+    FrameWalked,
     Job,
     Progress,
     SymbolsLoaded,
-    SymbolsLoading,
+    ThreadWalked,
+    WalkUnavailable,
     analysis_job,
 )
+from inspector.gui.unwind_trace import Decision, TraceNode
 from inspector.gui.worker import JobRunner
 
 log = logging.getLogger(__name__)
+
+#: Longest the session applies events in one turn of the event loop before letting it paint.
+SLICE_SECONDS = 0.008
+#: Most events applied in one go (a slice checks its time between these steps).
+MAX_EVENTS_PER_STEP = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +62,30 @@ class FrameRef:
     thread: int
     frame: int
     inline: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TraceFocus:
+    """A line of a frame's unwind trace: thread, frame, and the node's path in `Document.trace_tree`."""
+
+    thread: int
+    frame: int
+    path: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionPosition:
+    """Where the stepper is: decision `index` (0-based) of `total` in the selected thread's walk."""
+
+    index: int
+    total: int
+    decision: Decision
+
+    @property
+    def text(self) -> str:
+        return (
+            f"decision {self.index + 1} of {self.total}: frame {self.decision.frame}: {self.decision.label}"
+        )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -106,6 +138,13 @@ class Session(QObject):
     module_selected = Signal(int)
     #: an address to show (a Python int: 64-bit addresses do not fit the C++ int of Signal(int))
     address_requested = Signal(object)
+    # the walk
+    #: frames arrived for a thread: (thread index, index of the first new frame, how many)
+    frames_added = Signal(int, int, int)
+    #: a thread's walk is over (its frame count and termination are final)
+    thread_walked = Signal(int)
+    #: a line of the selected frame's unwind trace is focused (a `TraceFocus`), or None
+    trace_focus_changed = Signal(object)
 
     def __init__(
         self,
@@ -123,6 +162,13 @@ class Session(QObject):
         extra = {} if interval_ms is None else {"interval_ms": interval_ms}
         self.runner = JobRunner(self, discard=_discard, **extra)
         self.runner.events.connect(self._on_events)
+        #: event batches not applied yet (applied in slices; see `_apply_queued`)
+        self._queue: list[tuple[int, list[object]]] = []
+        self._queue_timer = QTimer(self)
+        self._queue_timer.setSingleShot(True)
+        self._queue_timer.setInterval(0)
+        self._queue_timer.timeout.connect(self._apply_queued)
+        self._pending_end: Callable[[], None] | None = None
         self.runner.finished.connect(self._on_finished)
         self.runner.cancelled.connect(self._on_cancelled)
         self.runner.failed.connect(self._on_failed)
@@ -133,6 +179,7 @@ class Session(QObject):
         self._thread = -1
         self._frame: FrameRef | None = None
         self._module = -1
+        self._focus: TraceFocus | None = None
         self._announcing: set[str] = set()
 
     # ---- state ----
@@ -179,8 +226,23 @@ class Session(QObject):
         return self._module
 
     def frame_count(self, thread_index: int) -> int | None:
-        """Frames walked for a thread so far; None until the stackwalker has walked it (phase 2)."""
-        return None
+        """Frames walked for a thread so far; None until the stackwalker reaches it."""
+        doc = self._document
+        if doc is None:
+            return None
+        frames = doc.frames(thread_index)
+        return len(frames) if frames or doc.is_walked(thread_index) else None
+
+    @property
+    def trace_focus(self) -> TraceFocus | None:
+        return self._focus
+
+    def focused_node(self) -> TraceNode | None:
+        focus, doc = self._focus, self._document
+        if focus is None or doc is None:
+            return None
+        tree = doc.trace_tree(focus.thread, focus.frame)
+        return None if tree is None else tree.at(focus.path)
 
     # ---- analysis ----
 
@@ -215,11 +277,15 @@ class Session(QObject):
 
     def shutdown(self) -> None:
         """Stop the worker and release the document (the application is closing). Idempotent."""
+        self._queue_timer.stop()
+        self._queue.clear()
+        self._pending_end = None
         self.runner.shutdown()
         if self._document is not None:
             self._document.snapshot.close()
 
     def _start(self, request: AnalysisRequest) -> int:
+        self._flush_queue()
         was_busy = self.is_busy
         doc = self._document
         if was_busy and doc is not None and self._document_generation == self.runner.generation:
@@ -243,48 +309,101 @@ class Session(QObject):
 
     @Slot(int, list)
     def _on_events(self, generation: int, events: list[object]) -> None:
-        self.apply(generation, events)
+        self._queue.append((generation, list(events)))
+        self._apply_queued()
+
+    @Slot()
+    def _apply_queued(self) -> None:
+        """Apply queued events for at most `SLICE_SECONDS`, then let the event loop paint and come back.
+
+        A slice also ends right after a `DumpLoaded` (a new document: every pane resets and repaints),
+        so no single turn of the event loop both rebuilds the window and applies a long walk.
+        """
+        deadline = time.monotonic() + SLICE_SECONDS
+        while self._queue:
+            generation, events = self._queue[0]
+            cut = len(events)
+            for i, event in enumerate(events):
+                if isinstance(event, DumpLoaded):
+                    cut = i + 1
+                    break
+            cut = min(cut, MAX_EVENTS_PER_STEP)
+            self.apply(generation, events[:cut])
+            if cut < len(events):
+                self._queue[0] = (generation, events[cut:])
+            else:
+                self._queue.pop(0)
+            if self._queue and (time.monotonic() >= deadline or isinstance(events[cut - 1], DumpLoaded)):
+                self._queue_timer.start()
+                return
+        self._end_if_pending()
+
+    def _flush_queue(self) -> None:
+        """Apply everything still queued now, and announce how the run ended if it has."""
+        self._queue_timer.stop()
+        while self._queue:
+            generation, events = self._queue.pop(0)
+            self.apply(generation, events)
+        self._end_if_pending()
+
+    def _end_if_pending(self) -> None:
+        end, self._pending_end = self._pending_end, None
+        if end is not None:
+            end()
 
     def apply(self, generation: int, events: Iterable[object]) -> None:
         """Apply one batch of a run's events in order, then announce what changed."""
-        changed_symbols: list[int] = []
-        problems_changed = False
-        progress: Progress | None = None
+        pending = _Pending()
         for event in events:
             if isinstance(event, DumpLoaded):
-                if changed_symbols or progress:  # announce the old document's updates first
-                    self._announce(changed_symbols, problems_changed, progress)
-                    changed_symbols, problems_changed, progress = [], False, None
+                self._announce(pending)  # the old document's updates first
+                pending = _Pending()
                 self._show(generation, event)
                 continue
             doc = self._document
             if doc is None or self._document_generation != generation:
                 continue  # nothing of this run is shown yet (its DumpLoaded was dropped or failed)
-            if isinstance(event, SymbolsLoading):
-                if doc.set_symbol_state(event.module_index, LOADING):
-                    changed_symbols.append(event.module_index)
+            if isinstance(event, FrameWalked):
+                index = doc.add_frame(event.thread_index, event.frame)
+                first, count = pending.frames.get(event.thread_index, (index, 0))
+                pending.frames[event.thread_index] = (first, count + 1)
+            elif isinstance(event, ThreadWalked):
+                before = len(doc.frames(event.thread_index))
+                doc.finish_thread(event.call_stack)
+                added = len(doc.frames(event.thread_index)) - before
+                if added:
+                    first, count = pending.frames.get(event.thread_index, (before, 0))
+                    pending.frames[event.thread_index] = (first, count + added)
+                pending.walked.append(event.thread_index)
             elif isinstance(event, SymbolsLoaded):
                 if doc.set_symbol_state(event.module_index, event.state):
-                    changed_symbols.append(event.module_index)
-                    problems_changed |= _is_problem(event.state)
+                    pending.symbols.append(event.module_index)
+                    pending.problems |= _is_problem(event.state)
             elif isinstance(event, Progress):
-                progress = event
+                pending.progress = event
+            elif isinstance(event, WalkUnavailable):
+                doc.walk_error = event.message
+                pending.problems = True
             elif isinstance(event, Finished):
                 pass  # the session has collected everything already; `finished` ends the run
             else:
                 log.debug("ignoring event %r", event)
-        self._announce(changed_symbols, problems_changed, progress)
+        self._announce(pending)
 
-    def _announce(
-        self, changed_symbols: list[int], problems_changed: bool, progress: Progress | None
-    ) -> None:
-        if changed_symbols:
-            self.symbols_updated.emit(sorted(set(changed_symbols)))
-        if problems_changed:
+    def _announce(self, pending: _Pending) -> None:
+        if pending.symbols:
+            self.symbols_updated.emit(sorted(set(pending.symbols)))
+        if pending.problems:
             self.problems_changed.emit()
-        if progress is not None:
-            self._progress = progress
-            self.progress_changed.emit(progress)
+        for thread_index, (first, count) in pending.frames.items():
+            self.frames_added.emit(thread_index, first, count)
+        for thread_index in pending.walked:
+            self.thread_walked.emit(thread_index)
+        if pending.frames.get(self._thread) and self._frame is None:
+            self._set_frame(FrameRef(self._thread, 0))  # the selected thread's first frame has arrived
+        if pending.progress is not None:
+            self._progress = pending.progress
+            self.progress_changed.emit(pending.progress)
 
     def _show(self, generation: int, event: DumpLoaded) -> None:
         old = self._document
@@ -298,6 +417,7 @@ class Session(QObject):
         self._document = doc
         self._document_generation = generation
         self._thread, self._frame, self._module = -1, None, -1
+        self._focus = None
         self.document_changed.emit()
         self.problems_changed.emit()
         if old is not None:
@@ -312,6 +432,12 @@ class Session(QObject):
 
     @Slot(int, object)
     def _on_finished(self, generation: int, result: object) -> None:
+        if self._queue:  # announce the end after the run's last events have been applied
+            self._pending_end = lambda: self._finished(generation, result)
+            return
+        self._finished(generation, result)
+
+    def _finished(self, generation: int, result: object) -> None:
         doc = self._document
         if doc is not None and self._document_generation == generation:
             doc.status = AnalysisStatus.FINISHED
@@ -323,6 +449,12 @@ class Session(QObject):
 
     @Slot(int)
     def _on_cancelled(self, generation: int) -> None:
+        if self._queue:  # announce the end after the run's last events have been applied
+            self._pending_end = lambda: self._cancelled(generation)
+            return
+        self._cancelled(generation)
+
+    def _cancelled(self, generation: int) -> None:
         doc = self._document
         if doc is not None and self._document_generation == generation:
             self._stop_document(doc, AnalysisStatus.CANCELLED)
@@ -331,6 +463,12 @@ class Session(QObject):
 
     @Slot(int, object)
     def _on_failed(self, generation: int, error: object) -> None:
+        if self._queue:  # announce the end after the run's last events have been applied
+            self._pending_end = lambda: self._failed(generation, error)
+            return
+        self._failed(generation, error)
+
+    def _failed(self, generation: int, error: object) -> None:
         assert isinstance(error, BaseException)
         doc = self._document
         shown = doc is not None and self._document_generation == generation
@@ -359,7 +497,10 @@ class Session(QObject):
         return False
 
     def select_thread(self, index: int) -> None:
-        """Select thread `index` (-1: none); out-of-range indexes are ignored."""
+        """Select thread `index` (-1: none) and its first frame; out-of-range indexes are ignored."""
+        self._select_thread(index, None)
+
+    def _select_thread(self, index: int, frame: FrameRef | None) -> None:
         doc = self._document
         count = len(doc.snapshot.threads) if doc is not None else 0
         if index != -1 and not 0 <= index < count:
@@ -369,25 +510,126 @@ class Session(QObject):
         self._thread = index
         with self._announcing_change("thread"):
             self.thread_selected.emit(index)
-        frames = self.frame_count(index) if index >= 0 else None
-        self._set_frame(FrameRef(index, 0) if frames else None)
+        if frame is None:
+            frames = self.frame_count(index) if index >= 0 else None
+            frame = FrameRef(index, 0) if frames else None
+        self._set_frame(frame)
 
     def select_frame(self, ref: FrameRef | None) -> None:
         """Select a frame (and its thread); None clears the frame selection."""
         if ref == self._frame:
             return
         if ref is not None and ref.thread != self._thread:
-            self.select_thread(ref.thread)
-            if self._thread != ref.thread:
-                return
+            self._select_thread(ref.thread, ref)
+            return
         self._set_frame(ref)
 
     def _set_frame(self, ref: FrameRef | None) -> None:
         if ref == self._frame or self._busy_announcing("frame"):
             return
         self._frame = ref
+        focus = self._focus
+        drop_focus = focus is not None and (
+            ref is None or (ref.thread, ref.frame) != (focus.thread, focus.frame)
+        )
+        if drop_focus:
+            self._focus = None
         with self._announcing_change("frame"):
             self.frame_selected.emit(ref)
+        if drop_focus:
+            self.trace_focus_changed.emit(None)
+
+    # ---- the unwind trace and the decision stepper ----
+
+    def focus_trace(self, focus: TraceFocus | None) -> None:
+        """Focus a line of a frame's trace (selecting that frame first); None clears the focus."""
+        if focus == self._focus or self._busy_announcing("trace"):
+            return
+        doc = self._document
+        if focus is not None:
+            tree = doc.trace_tree(focus.thread, focus.frame) if doc is not None else None
+            if tree is None or tree.at(focus.path) is None:
+                return
+        self._focus = focus
+        if focus is not None:
+            ref = FrameRef(focus.thread, focus.frame)
+            if self._frame is None or (self._frame.thread, self._frame.frame) != (ref.thread, ref.frame):
+                self.select_frame(ref)
+        with self._announcing_change("trace"):
+            self.trace_focus_changed.emit(focus)
+
+    def focus_trace_word(self, address: int) -> bool:
+        """Focus the trace line that read the stack word at `address`: in the selected frame's trace
+        if it has one, else in the first frame of the selected thread whose trace read it."""
+        doc, ref = self._document, self._frame
+        if doc is None or self._thread < 0:
+            return False
+        count = len(doc.frames(self._thread))
+        order = list(range(count))
+        if ref is not None and ref.thread == self._thread and 0 <= ref.frame < count:
+            order.remove(ref.frame)
+            order.insert(0, ref.frame)
+        for frame in order:
+            tree = doc.trace_tree(self._thread, frame)
+            if tree is None:
+                continue
+            node = _node_reading(tree, address)
+            if node is not None:
+                self.focus_trace(TraceFocus(self._thread, frame, node.path))
+                return True
+        return False
+
+    def decisions(self) -> list[Decision]:
+        """Every decision of the selected thread's walk, in order."""
+        doc = self._document
+        if doc is None or self._thread < 0:
+            return []
+        return doc.decisions(self._thread)
+
+    def decision_position(self) -> DecisionPosition | None:
+        """The focused decision (or the one whose trace line holds the focus), None without a focus."""
+        focus = self._focus
+        if focus is None:
+            return None
+        decisions = self.decisions()
+        best: int | None = None
+        for i, d in enumerate(decisions):
+            if d.frame != focus.frame:
+                continue
+            if focus.path[: len(d.path)] == d.path and (
+                best is None or len(d.path) >= len(decisions[best].path)
+            ):
+                best = i
+        if best is None:
+            return None
+        return DecisionPosition(best, len(decisions), decisions[best])
+
+    def step_decision(self, delta: int) -> DecisionPosition | None:
+        """Go to the next (+1) or previous (-1) decision of the selected thread's walk."""
+        decisions = self.decisions()
+        if not decisions:
+            return None
+        position = self.decision_position()
+        if position is not None:
+            exact = decisions[position.index].path == (self._focus.path if self._focus else None)
+            target = position.index + delta if exact or delta > 0 else position.index
+        else:
+            frame = self._frame.frame if self._frame is not None and self._frame.thread == self._thread else 0
+            first = next((i for i, d in enumerate(decisions) if d.frame == frame), 0)
+            target = first if delta > 0 else first - 1
+        target = max(0, min(len(decisions) - 1, target))
+        decision = decisions[target]
+        self.focus_trace(TraceFocus(self._thread, decision.frame, decision.path))
+        return self.decision_position()
+
+    def step_frame(self, delta: int) -> None:
+        """Select the next (+1) or previous (-1) frame of the selected thread."""
+        count = self.frame_count(self._thread) if self._thread >= 0 else None
+        if not count:
+            return
+        current = self._frame.frame if self._frame is not None and self._frame.thread == self._thread else -1
+        target = max(0, min(count - 1, current + delta if current >= 0 else 0))
+        self.select_frame(FrameRef(self._thread, target))
 
     def select_module(self, index: int) -> None:
         doc = self._document
@@ -403,6 +645,28 @@ class Session(QObject):
     def show_address(self, address: int) -> None:
         """Ask the memory pane to show `address` (a command: announced every time)."""
         self.address_requested.emit(address)
+
+
+@dataclass
+class _Pending:
+    """What one batch of events changed, announced after the whole batch is applied."""
+
+    symbols: list[int] = field(default_factory=list)
+    problems: bool = False
+    progress: Progress | None = None
+    frames: dict[int, tuple[int, int]] = field(default_factory=dict)
+    walked: list[int] = field(default_factory=list)
+
+
+def _node_reading(tree: TraceNode, address: int) -> TraceNode | None:
+    """The first decision line whose reads include `address` (a rule, a candidate, a probe), else any line."""
+    fallback = None
+    for node in tree.walk():
+        if address in node.reads:
+            if node.step:
+                return node
+            fallback = fallback or node
+    return fallback
 
 
 def _is_problem(state: ModuleSymbolState) -> bool:

@@ -16,7 +16,7 @@ from PySide6.QtCore import QByteArray, QSettings
 from inspector.core.symbols import default_cache_directory
 
 #: Bump when the docks change (added, removed, renamed), so an old saved layout is not restored.
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: Frames, Unwind and Stack Layout docks
 MAX_RECENT_FILES = 10
 WORDS_PER_ROW_CHOICES = (1, 2, 4)
 

@@ -35,6 +35,11 @@ class Theme:
     band_odd: QColor
     band_selected: QColor
     link: QColor
+    inline: QColor
+    focus_row: QColor
+    changed: QColor
+    in_force: QColor
+    saved_row: QColor
 
     @classmethod
     def for_scheme(cls, dark: bool, base_font: QFont | None = None) -> Theme:
@@ -61,6 +66,11 @@ class Theme:
                 band_odd=QColor("#2e2e33"),
                 band_selected=QColor("#1f3a5a"),
                 link=QColor("#7fb4ff"),
+                inline=QColor("#b48cf0"),
+                focus_row=QColor("#6b4f12"),
+                changed=QColor("#f0b050"),
+                in_force=QColor("#24452c"),
+                saved_row=QColor("#2f2a3d"),
             )
         return cls(
             dark=False,
@@ -79,6 +89,11 @@ class Theme:
             band_odd=QColor("#f3f4f8"),
             band_selected=QColor("#d7e6fb"),
             link=QColor("#1d4fb8"),
+            inline=QColor("#7a46b8"),
+            focus_row=QColor("#ffd166"),
+            changed=QColor("#b35900"),
+            in_force=QColor("#d9f2dc"),
+            saved_row=QColor("#efe7fb"),
         )
 
 

@@ -1,4 +1,4 @@
-"""The phase-1 analysis job, run directly (no Qt): what it yields, in which order, and how it stops."""
+"""The analysis job, run directly (no Qt): what it yields, in which order, and how it stops."""
 
 from __future__ import annotations
 
@@ -9,9 +9,20 @@ import pytest
 from inspector.core.cancel import CancelToken
 from inspector.core.errors import Cancelled
 from inspector.core.minidump import NotAMinidump, UnreadableFile
+from inspector.core.unwind import FrameTrust
 from inspector.gui.document import AnalysisRequest, ContextSource, SymbolLoadState
-from inspector.gui.jobs import DumpLoaded, Finished, Progress, SymbolsLoaded, SymbolsLoading, run_analysis
+from inspector.gui.jobs import (
+    DumpLoaded,
+    Finished,
+    FrameWalked,
+    Progress,
+    SymbolsLoaded,
+    ThreadWalked,
+    WalkUnavailable,
+    run_analysis,
+)
 from inspector.resources import sample_dump, sample_symbols
+from tests.synth.minidump import SynthMinidump
 
 
 def drain(request: AnalysisRequest, cancel: CancelToken | None = None) -> list[object]:
@@ -22,27 +33,52 @@ def drain(request: AnalysisRequest, cancel: CancelToken | None = None) -> list[o
     return events
 
 
-def test_the_dump_is_reported_before_any_symbol_work_then_each_module_in_order() -> None:
+def test_the_dump_is_shown_first_then_frames_stream_thread_by_thread() -> None:
     events = drain(AnalysisRequest(sample_dump(), (sample_symbols(),)))
     assert isinstance(events[0], DumpLoaded)
     assert isinstance(events[-1], Finished)
-    kinds = [type(e).__name__ for e in events[1:-1]]
-    assert kinds == ["SymbolsLoading", "SymbolsLoaded", "Progress"] * 4
+    walked = [e for e in events if isinstance(e, ThreadWalked)]
+    assert [e.thread_index for e in walked] == [2, 0, 1]  # the crashing thread first, then dump order
+    for done in walked:
+        position = events.index(done)
+        frames = [
+            e.frame
+            for e in events[:position]
+            if isinstance(e, FrameWalked) and e.thread_index == done.thread_index
+        ]
+        assert [f.index for f in frames] == list(
+            range(len(done.call_stack.frames))
+        )  # each frame before its thread
+    crashing = [e.frame for e in events if isinstance(e, FrameWalked) and e.thread_index == 2]
+    assert [f.trust for f in crashing] == [FrameTrust.CONTEXT] + [FrameTrust.CFI] * 3
+    assert [f.function_name for f in crashing] == [
+        "render_tile",
+        "render_worker_main",
+        "start_thread",
+        "__clone3",
+    ]
+    # symbols are looked up as the walk needs them; modules no frame is in are settled at the end
     loaded = [e for e in events if isinstance(e, SymbolsLoaded)]
-    assert [e.module_index for e in loaded] == [0, 1, 2, 3]
+    assert [e.module_index for e in loaded] == [0, 2, 1, 3]
     assert [e.state.state for e in loaded] == [
         SymbolLoadState.LOADED,  # render_farm
-        SymbolLoadState.MISSING,  # linux-vdso.so.1
         SymbolLoadState.LOADED,  # libc.so.6
-        SymbolLoadState.MISSING,  # ld-linux-x86-64.so.2
+        SymbolLoadState.NOT_NEEDED,  # linux-vdso.so.1: no frame in it
+        SymbolLoadState.NOT_NEEDED,  # ld-linux-x86-64.so.2
     ]
     assert loaded[0].state.path is not None and loaded[0].state.path.name == "render_farm.sym"
-    assert loaded[1].state.tried, "a missing module lists the paths tried"
     progress = [e for e in events if isinstance(e, Progress)]
-    assert progress[-1] == Progress(4, 4) and progress[-1].fraction == 1.0
+    assert progress[-1] == Progress(2, 2, 3, 3) and progress[-1].fraction == 1.0
+    assert progress[-1].text == "symbols 2/2 · threads 3/3"
     final = events[-1]
-    assert isinstance(final, Finished)
-    assert [s.state for s in final.state.symbols] == [e.state.state for e in loaded]
+    assert isinstance(final, Finished) and final.state.state is not None
+    assert [len(t.frames) for t in final.state.state.threads] == [6, 5, 4]
+    assert [s.state for s in final.state.symbols] == [
+        SymbolLoadState.LOADED,
+        SymbolLoadState.NOT_NEEDED,
+        SymbolLoadState.LOADED,
+        SymbolLoadState.NOT_NEEDED,
+    ]
 
 
 def test_the_snapshot_holds_the_unwalked_state_of_the_sample() -> None:
@@ -72,22 +108,40 @@ def test_the_snapshot_holds_the_unwalked_state_of_the_sample() -> None:
         snap.close()
 
 
-def test_no_symbol_paths_means_every_module_is_missing() -> None:
+def test_no_symbol_paths_means_every_module_is_missing_and_frames_are_scanned() -> None:
     events = drain(AnalysisRequest(sample_dump(), ()))
     states = [e.state.state for e in events if isinstance(e, SymbolsLoaded)]
     assert states == [SymbolLoadState.MISSING] * 4
+    crashing = [e.frame for e in events if isinstance(e, FrameWalked) and e.thread_index == 2]
+    assert crashing[0].trust is FrameTrust.CONTEXT
+    assert {f.trust for f in crashing[1:]} == {FrameTrust.SCAN}
 
 
-def test_a_set_cancel_token_stops_the_job_between_modules() -> None:
+def test_a_set_cancel_token_stops_the_walk_between_frames() -> None:
     cancel = CancelToken()
     job = run_analysis(AnalysisRequest(sample_dump(), (sample_symbols(),)), cancel)
     first = next(job)
     assert isinstance(first, DumpLoaded)
-    assert isinstance(next(job), SymbolsLoading)
+    seen = [next(job) for _ in range(3)]
+    assert any(isinstance(e, FrameWalked) for e in seen)
     cancel.cancel()
     with pytest.raises(Cancelled):
         list(job)
     first.snapshot.close()
+
+
+def test_a_dump_the_walker_refuses_is_still_shown(tmp_path: Path) -> None:
+    """No system info: the reader shows the threads, the walker cannot know the CPU."""
+    path = tmp_path / "no-system-info.dmp"
+    dump = SynthMinidump().add_thread(thread_id=7)
+    dump.auto_system_info = False
+    path.write_bytes(dump.finish())
+    events = drain(AnalysisRequest(path, ()))
+    assert isinstance(events[0], DumpLoaded)
+    unavailable = [e for e in events if isinstance(e, WalkUnavailable)]
+    assert len(unavailable) == 1 and "system info" in unavailable[0].message
+    assert isinstance(events[-1], Finished)
+    assert not any(isinstance(e, FrameWalked) for e in events)
 
 
 def test_a_file_that_is_not_a_minidump_raises_before_yielding(tmp_path: Path) -> None:

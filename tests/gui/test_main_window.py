@@ -10,6 +10,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
+from inspector.gui.document import SymbolLoadState
 from inspector.gui.main_window import MainWindow
 from inspector.gui.models.module_model import ModuleTableModel
 from inspector.gui.models.roles import AddressRole
@@ -65,7 +66,7 @@ def test_opening_the_sample_fills_every_pane(qtbot: QtBot, window: MainWindow) -
         "OS: Linux 6.18.44",
         "CPU: amd64 · family 26 model 2 stepping 1",
         "Process: pid 11905, up 0 s",
-        "Symbols: 2 of 4 modules lack symbols",
+        "Symbols: all 2 modules with frames or scan hits have symbols",
         "sample.dmp — 13,560 bytes, written 2026-11-21 15:19:45 UTC",
     ):
         assert fact in summary, summary
@@ -79,8 +80,8 @@ def test_opening_the_sample_fills_every_pane(qtbot: QtBot, window: MainWindow) -
     assert window.register_pane.model.rowCount() == 17
     assert "exception record" in window.register_pane.title.text()
     symbols = [window.module_pane.model.index(r, ModuleTableModel.COL_SYMBOLS).data() for r in range(4)]
-    assert symbols == ["loaded", "missing", "loaded", "missing"]
-    assert "3 threads, 4 modules, 2 without symbols" in window.status_text()
+    assert symbols == ["loaded", "not needed", "loaded", "not needed"]
+    assert window.status_text() == "sample.dmp: 3 threads, 4 modules"
     assert not window.progress_bar.isVisible() and not window.cancel_action.isEnabled()
     assert window.settings.recent_files[0] == sample_dump()
 
@@ -92,7 +93,8 @@ def test_selecting_a_thread_in_its_pane_updates_registers_and_memory(
     view = window.thread_pane.view
     view.setCurrentIndex(window.thread_pane.proxy.mapFromSource(window.thread_pane.model.index(1, 0)))
     assert window.session.selected_thread == 1
-    assert window.register_pane.title.text().startswith("Thread #1 loader")
+    assert window.register_pane.title.text() == "Frame 0 of thread #1 loader: registers from the thread list"
+    assert window.frame_pane.model.rowCount() == 5
     assert window.memory_pane.title.text().startswith("Stack of thread #1 loader")
     # and back through the session: the view follows
     window.session.select_thread(0)
@@ -115,15 +117,16 @@ def test_a_dropped_folder_becomes_a_saved_symbol_path_and_reruns_the_analysis(
     window = make_window(qtbot, settings, session_symbol_paths=())
     open_and_wait(qtbot, window, sample_dump())
     doc = window.session.document
-    assert doc is not None and doc.modules_lacking_symbols() == [0, 1, 2, 3]
+    assert doc is not None and doc.modules_lacking_symbols() == [0, 2, 3]  # scanned frames without symbols
     drop_and_wait(qtbot, window, [sample_symbols()])
     doc = window.session.document
-    assert doc is not None and doc.modules_lacking_symbols() == [1, 3]
+    assert doc is not None and doc.modules_lacking_symbols() == []
     assert window.session.symbol_paths == (sample_symbols(),)
     # persisted: a fresh reader of the same INI file sees it
     stored = Settings(QSettings(settings.store.fileName(), QSettings.Format.IniFormat))
     assert stored.symbol_paths == [sample_symbols()]
-    assert "Added symbol path" in window.status_text() or "symbols" in window.status_text()
+    # the re-run walked with the new symbols: the crashing thread's callers come from CFI now
+    assert window.frame_pane.model.frames[1].function_name == "render_worker_main"
 
 
 def test_a_dropped_sym_file_is_used_for_its_module(
@@ -134,7 +137,8 @@ def test_a_dropped_sym_file_is_used_for_its_module(
     sym = next((sample_symbols() / "render_farm").rglob("*.sym"))
     drop_and_wait(qtbot, window, [sym])
     doc = window.session.document
-    assert doc is not None and doc.modules_lacking_symbols() == [1, 2, 3]
+    assert doc is not None and doc.symbols[0].state is SymbolLoadState.LOADED
+    assert 0 not in doc.modules_lacking_symbols() and 2 in doc.modules_lacking_symbols()
     assert doc.symbols[0].path == sym and doc.symbols[0].found_by == "MODULE line"
     assert settings.symbol_paths == [sym]
 
@@ -273,13 +277,18 @@ def test_double_clicking_a_register_shows_where_it_points(qtbot: QtBot, window: 
     assert window.session.selected_module == 2  # libc.so.6
 
 
-def test_the_missing_symbols_link_shows_those_modules(qtbot: QtBot, window: MainWindow) -> None:
+def test_the_missing_symbols_link_shows_those_modules(
+    qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes
+) -> None:
+    window = make_window(qtbot, settings, session_symbol_paths=())
     open_and_wait(qtbot, window, sample_dump())
+    summary = window.summary_pane.text()
+    assert "Symbols: 3 of 3 modules with frames or scan hits lack symbols" in summary, summary
     label = window.summary_pane.values["symbols"]
     label.linkActivated.emit("missing-symbols")
     proxy = window.module_pane.proxy
     names = [proxy.index(r, ModuleTableModel.COL_NAME).data() for r in range(proxy.rowCount())]
-    assert names == ["linux-vdso.so.1", "ld-linux-x86-64.so.2"]
+    assert names == ["render_farm", "libc.so.6", "ld-linux-x86-64.so.2"]  # not the vdso: nothing is in it
     assert window.module_pane.lacking_only.isChecked()
     window.summary_pane.values["thread"].linkActivated.emit("thread:1")
     assert window.session.selected_thread == 1

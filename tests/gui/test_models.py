@@ -10,6 +10,7 @@ from PySide6.QtCore import QAbstractItemModel, Qt
 from PySide6.QtWidgets import QApplication
 
 from inspector.core.minidump import MemoryRegion
+from inspector.core.unwind import FrameTrust, StackFrame
 from inspector.gui.document import (
     AnalysisStatus,
     Document,
@@ -127,6 +128,13 @@ def test_module_model_and_its_filter(
     assert cell(model, 3, M.COL_SYMBOLS) == "not requested"
 
     proxy.set_lacking_only(True)
+    assert proxy.rowCount() == 0  # no frame is in any module yet: none lacks symbols the walk needed
+    context = sample_document.snapshot.threads[2].context
+    assert context is not None
+    vdso = sample_document.snapshot.modules[1].base + 0x10
+    sample_document.add_frame(2, StackFrame(0, FrameTrust.CONTEXT, context, vdso, vdso, module_index=1))
+    proxy.set_lacking_only(False)
+    proxy.set_lacking_only(True)
     assert [proxy.index(r, M.COL_NAME).data() for r in range(proxy.rowCount())] == ["linux-vdso.so.1"]
     proxy.set_lacking_only(False)
     proxy.setFilterFixedString("ld-linux")
@@ -151,7 +159,8 @@ def test_register_model(check_model: CheckModel, theme: Theme, sample_snapshot: 
     rsp = model.row_of("rsp")
     assert rip is not None and rsp is not None
     assert cell(model, rip, RegisterTableModel.COL_VALUE) == "0x0000555555555758"
-    assert cell(model, rip, RegisterTableModel.COL_STATE) == "valid"
+    assert cell(model, rip, RegisterTableModel.COL_STATE) == "known"
+    assert cell(model, rip, RegisterTableModel.COL_SOURCE) == "valid"
     assert cell(model, rip, RegisterTableModel.COL_POINTS_TO) == "render_farm + 0x1758"
     assert cell(model, rsp, RegisterTableModel.COL_POINTS_TO) == "stack of #2 renderer"
     assert cell(model, rsp, RegisterTableModel.COL_VALUE, AddressRole) == STACK_POINTER
@@ -165,7 +174,8 @@ def test_register_model(check_model: CheckModel, theme: Theme, sample_snapshot: 
     assert cell(model, rax, RegisterTableModel.COL_VALUE, AddressRole) is None
     assert cell(model, rax, 0, Qt.ItemDataRole.ForegroundRole) == theme.muted
     rip = model.row_of("rip")
-    assert rip is not None and cell(model, rip, RegisterTableModel.COL_STATE) == "from the stack at rsp"
+    assert rip is not None and cell(model, rip, RegisterTableModel.COL_SOURCE) == "from the stack at rsp"
+    assert cell(model, rax, RegisterTableModel.COL_SOURCE) == ""
     model.set_context(None, None)
     assert model.rowCount() == 0
 

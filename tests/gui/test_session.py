@@ -12,9 +12,9 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from inspector.core.cancel import CancelToken
-from inspector.core.minidump import Minidump, NotAMinidump, UnreadableFile
-from inspector.gui.document import AnalysisRequest, AnalysisStatus, DumpSnapshot, SymbolLoadState
-from inspector.gui.jobs import DumpLoaded, Progress, SymbolsLoading
+from inspector.core.minidump import NotAMinidump, UnreadableFile
+from inspector.gui.document import AnalysisRequest, AnalysisStatus, SymbolLoadState
+from inspector.gui.jobs import FrameWalked, Progress, ThreadWalked, run_analysis
 from inspector.gui.session import FrameRef, LoadFailure, Session
 from inspector.resources import sample_dump, sample_symbols
 from tests.gui.support import ANALYSIS_TIMEOUT_MS, load, wait_analysis_over
@@ -41,13 +41,15 @@ def test_opening_the_sample_shows_it_selects_the_crashing_thread_and_fills_in_sy
     assert session.selected_thread_entry is not None and session.selected_thread_entry.name == "renderer"
     assert [s.state for s in doc.symbols] == [
         SymbolLoadState.LOADED,
-        SymbolLoadState.MISSING,
+        SymbolLoadState.NOT_NEEDED,
         SymbolLoadState.LOADED,
-        SymbolLoadState.MISSING,
+        SymbolLoadState.NOT_NEEDED,
     ]
-    assert doc.modules_lacking_symbols() == [1, 3]
+    assert doc.modules_used == {0, 2} and doc.modules_lacking_symbols() == []
     assert busy == [True, False]
-    assert session.progress == Progress(4, 4)
+    assert session.progress == Progress(2, 2, 3, 3)
+    assert [session.frame_count(i) for i in range(3)] == [6, 5, 4]
+    assert session.selected_frame == FrameRef(2, 0)  # the crashing thread's first frame, once walked
 
 
 def test_selection_setters_are_idempotent_and_ignore_bad_indexes(qtbot: QtBot, session: Session) -> None:
@@ -94,7 +96,7 @@ def test_frame_selection_selects_its_thread(qtbot: QtBot, session: Session) -> N
     assert frames == [FrameRef(1, 3, 1)]  # idempotent
     session.select_frame(None)
     assert frames == [FrameRef(1, 3, 1), None]
-    assert session.frame_count(1) is None  # nothing is walked in phase 1
+    assert session.frame_count(1) == 5
 
 
 def test_a_file_that_is_not_a_minidump_keeps_the_previous_dump(
@@ -182,53 +184,91 @@ def test_new_symbol_paths_rerun_the_analysis_and_keep_the_selected_thread(
     try:
         load(qtbot, session, sample_dump())
         doc = session.document
-        assert doc is not None and doc.modules_lacking_symbols() == [0, 1, 2, 3]
+        assert doc is not None and doc.modules_lacking_symbols() == [0, 2, 3]  # scanned frames, no symbols
         session.select_thread(1)
         with qtbot.assertNotEmitted(session.analysis_started):
             assert not session.set_symbol_paths([])  # unchanged: nothing re-runs
         wait_analysis_over(qtbot, session, lambda: session.set_symbol_paths([sample_symbols()]))
         doc = session.document
-        assert doc is not None and doc.modules_lacking_symbols() == [1, 3]
+        assert doc is not None and doc.modules_lacking_symbols() == []
         assert session.selected_thread == 1
+        assert session.frame_count(1) == 5  # walked again, with CFI this time
     finally:
         session.shutdown()
 
 
-def slow_job_factory(request: AnalysisRequest):  # type: ignore[no-untyped-def]
-    """Shows the dump, then "loads symbols" forever (until cancelled)."""
+def stalled_walk_factory(request: AnalysisRequest):  # type: ignore[no-untyped-def]
+    """The real analysis, except that after its first frame the walk "takes forever" (until cancelled)."""
 
     def job(cancel: CancelToken) -> Iterator[object]:
-        yield DumpLoaded(DumpSnapshot.from_dump(Minidump.open(request.dump_path)))
-        yield SymbolsLoading(0)
-        while True:
-            yield Progress(4, 0)
-            time.sleep(0.005)
+        for event in run_analysis(request, cancel):
+            yield event
+            if isinstance(event, FrameWalked):
+                while True:
+                    time.sleep(0.005)
+                    yield Progress(1, 1, 0, 3)
 
     return job
 
 
-def test_cancel_stops_the_analysis_and_settles_the_modules(qtbot: QtBot) -> None:
-    session = Session(cache_dir=None, job_factory=slow_job_factory)
+def paced_walk_factory(request: AnalysisRequest):  # type: ignore[no-untyped-def]
+    """The real analysis, with a pause after each thread (a slow walk of a big dump, in miniature)."""
+
+    def job(cancel: CancelToken) -> Iterator[object]:
+        for event in run_analysis(request, cancel):
+            yield event
+            if isinstance(event, ThreadWalked):
+                time.sleep(0.06)
+
+    return job
+
+
+def test_frames_stream_in_several_batches_before_the_walk_finishes(qtbot: QtBot) -> None:
+    session = Session(symbol_paths=[sample_symbols()], job_factory=paced_walk_factory, interval_ms=5)
+    batches: list[tuple[int, int, int]] = []
+    session.frames_added.connect(lambda t, first, count: batches.append((t, first, count)))
+    walked: list[int] = []
+    session.thread_walked.connect(walked.append)
+    finished_after: list[int] = []
+    session.analysis_finished.connect(lambda: finished_after.append(len(batches)))
     try:
-        with qtbot.waitSignal(session.document_changed, timeout=ANALYSIS_TIMEOUT_MS):
+        load(qtbot, session, sample_dump())
+        assert len(batches) >= 3  # one batch per thread at least: the pauses split them
+        assert finished_after == [len(batches)]  # every frame arrived before the walk finished
+        assert batches[0][0] == 2  # the crashing thread first
+        per_thread: dict[int, list[int]] = {}
+        for thread, first, count in batches:
+            per_thread.setdefault(thread, []).extend(range(first, first + count))
+        assert per_thread == {2: [0, 1, 2, 3], 0: list(range(6)), 1: list(range(5))}
+        assert walked == [2, 0, 1]
+    finally:
+        session.shutdown()
+
+
+def test_cancel_stops_the_walk_and_keeps_what_was_walked(qtbot: QtBot) -> None:
+    session = Session(symbol_paths=[sample_symbols()], cache_dir=None, job_factory=stalled_walk_factory)
+    try:
+        with qtbot.waitSignal(session.frames_added, timeout=ANALYSIS_TIMEOUT_MS):
             session.open_dump(sample_dump())
         doc = session.document
         assert doc is not None
-        qtbot.waitUntil(lambda: doc.symbols[0].state is SymbolLoadState.LOADING, timeout=ANALYSIS_TIMEOUT_MS)
         assert session.is_busy
         with qtbot.waitSignal(session.analysis_cancelled, timeout=ANALYSIS_TIMEOUT_MS):
             session.cancel()
         assert not session.is_busy
         assert doc.status is AnalysisStatus.CANCELLED
-        assert {s.state for s in doc.symbols} == {SymbolLoadState.NOT_LOADED}
+        assert session.frame_count(2) == 1 and not doc.is_walked(2)  # the context frame, nothing more
+        assert session.frame_count(0) is None
+        assert doc.symbols[0].state is SymbolLoadState.LOADED  # looked up before the stall
+        assert doc.symbols[2].state is SymbolLoadState.NOT_LOADED  # never reached
     finally:
         session.shutdown()
 
 
 def test_opening_another_dump_while_one_loads_supersedes_it(qtbot: QtBot, tmp_path: Path) -> None:
-    session = Session(cache_dir=None, job_factory=slow_job_factory)
+    session = Session(cache_dir=None, job_factory=stalled_walk_factory)
     try:
-        with qtbot.waitSignal(session.document_changed, timeout=ANALYSIS_TIMEOUT_MS):
+        with qtbot.waitSignal(session.frames_added, timeout=ANALYSIS_TIMEOUT_MS):
             first = session.open_dump(sample_dump())
         copy = tmp_path / "copy.dmp"
         copy.write_bytes(sample_dump().read_bytes())

@@ -9,11 +9,12 @@ What the notes column says and how rows are shaded comes from three sources:
 * pointers: every word that points into a module or a thread's stack is
   described by the `describe_pointer` callable (`DumpSnapshot.describe_pointer`);
 * note layers: `set_notes(layer, notes)` attaches `WordNote`s to addresses, one
-  named layer per source ("registers" in phase 1 — where the shown context's
-  registers point; phase 2 adds "trace": return addresses, CFA, words read by
-  CFI rules, scan candidates accepted or rejected), replaced layer by layer;
+  named layer per source ("registers": where the selected frame's registers
+  point; "trace": frame starts, return addresses, CFAs, saved registers, scan
+  candidates accepted or rejected; "focus": the words the focused step of the
+  unwind trace read, drawn strongest), replaced layer by layer;
 * frame bands: `set_frame_bands(bands, selected=)` shades each frame's part of
-  the stack (phase 2), the selected frame's band stronger.
+  the stack, the selected frame's band stronger.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class NoteKind(enum.Enum):
     RETURN_ADDRESS = "return address"
     SAVED_REGISTER = "saved register"
     CFA = "canonical frame address"
-    RULE_READ = "read by a CFI rule"
+    RULE_READ = "read by the focused unwind step"
     SCAN_ACCEPTED = "scan: accepted"
     SCAN_REJECTED = "scan: rejected"
     FRAME_BOUNDARY = "frame boundary"
@@ -153,6 +154,14 @@ class HexMemoryModel(QAbstractTableModel):
         self._band_starts = [b.start for b in self._bands]
         self._selected_band = selected
         self._all_changed()
+
+    @property
+    def frame_bands(self) -> list[FrameBand]:
+        return list(self._bands)
+
+    @property
+    def selected_band(self) -> int | None:
+        return self._selected_band
 
     def _all_changed(self) -> None:
         rows = self.rowCount()
@@ -347,6 +356,8 @@ class HexMemoryModel(QAbstractTableModel):
 
     def _background(self, start: int) -> object:
         notes = self._row_notes(start)
+        if any(n.kind is NoteKind.RULE_READ for n in notes):
+            return self._theme.focus_row
         if any(n.kind is NoteKind.STACK_POINTER for n in notes):
             return self._theme.sp_row
         if any(n.kind is NoteKind.REGISTER for n in notes):

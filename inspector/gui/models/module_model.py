@@ -1,7 +1,8 @@
 """`ModuleTableModel`: one row per loaded module, with its symbol status as it comes in from the worker.
 
-`ModuleFilterProxy` sorts it and can show only the modules that lack symbols
-(what the summary's "N modules lack symbols" link opens).
+`ModuleFilterProxy` sorts it and can show only the modules the walk needed
+symbols for (a frame or a scanned stack word is in them) that lack them —
+what the summary's "N modules lack symbols" link opens.
 """
 
 from __future__ import annotations
@@ -70,6 +71,11 @@ class ModuleTableModel(QAbstractTableModel):
         for i in module_indexes:
             if 0 <= i < len(self._modules):
                 self.dataChanged.emit(self.index(i, self.COL_SYMBOLS), self.index(i, self.COL_SYMBOL_FILE))
+
+    def lacks_needed_symbols(self, row: int) -> bool:
+        """The walk used this module (a frame or a scanned word is in it) and it has no usable symbols."""
+        doc = self._document
+        return doc is not None and row in doc.modules_used and doc.symbols[row].state.lacks_symbols
 
     def refresh_status(self) -> None:
         """The analysis state changed (pending modules read differently once it is over)."""
@@ -240,8 +246,6 @@ class ModuleFilterProxy(QSortFilterProxyModel):
     def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
         if self._lacking_only:
             source = self.sourceModel()
-            if isinstance(source, ModuleTableModel):
-                state = source.symbol_state(source_row)
-                if state is None or not state.state.lacks_symbols:
-                    return False
+            if isinstance(source, ModuleTableModel) and not source.lacks_needed_symbols(source_row):
+                return False
         return super().filterAcceptsRow(source_row, source_parent)

@@ -1,13 +1,15 @@
-"""`RegisterTableModel`: the registers of one context, which are known, and what their values point into.
+"""`RegisterTableModel`: one frame's registers: known or not, where each came from, what it points into.
 
-Phase 1 shows a thread's starting context; phase 2 gives it the selected
-frame's context plus, per register, where the value came from
-(`set_context(..., provenance=...)` already takes it).
+`set_context` takes the frame's context, the provenance of each register
+(`unwind_trace.register_provenance`: the context, a CFI rule, the callee,
+the frame pointer, a scan), the registers whose value differs from the
+callee's (highlighted), and, while stepping through the walk, the registers
+known so far at that decision (the others read "not yet").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
@@ -24,12 +26,14 @@ class RegisterTableModel(QAbstractTableModel):
     COL_NAME = 0
     COL_VALUE = 1
     COL_STATE = 2
-    COL_POINTS_TO = 3
-    HEADERS = ("Register", "Value", "State", "Points to")
+    COL_SOURCE = 3
+    COL_POINTS_TO = 4
+    HEADERS = ("Register", "Value", "Known", "From", "Points to")
     TOOLTIPS = (
         "Register name (Breakpad's spelling)",
-        "Value, in the register's width",
+        "Value, in the register's width (highlighted: differs from the callee's)",
         "Whether the value is known: valid in the context, or unknown (a leftover that must not be trusted)",
+        "Where the value came from: the context, a CFI rule, the callee, the frame pointer, a scan",
         "The module or thread stack the value points into, if any",
     )
 
@@ -42,6 +46,8 @@ class RegisterTableModel(QAbstractTableModel):
         self._targets: list[PointerTarget | None] = []
         self._provenance: Mapping[str, str] = {}
         self._valid_label = "valid"
+        self._changed: frozenset[str] = frozenset()
+        self._so_far: dict[str, int] | None = None
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
@@ -59,13 +65,19 @@ class RegisterTableModel(QAbstractTableModel):
         *,
         provenance: Mapping[str, str] | None = None,
         valid_label: str = "valid",
+        changed: Iterable[str] = (),
+        known_so_far: Sequence[tuple[str, int]] | None = None,
     ) -> None:
-        """Show `context`'s registers (None: none). `provenance` maps register → how its value was found."""
+        """Show `context`'s registers (None: none). `provenance` maps register → how its value was found;
+        `changed`: registers whose value differs from the callee's; `known_so_far`: while stepping, the
+        registers decided so far (with their values then), the rest read "not yet"."""
         self.beginResetModel()
         self._snapshot = snapshot
         self._context = context
         self._provenance = dict(provenance or {})
         self._valid_label = valid_label
+        self._changed = frozenset(changed)
+        self._so_far = None if known_so_far is None else dict(known_so_far)
         if context is None:
             self._rows = []
         else:
@@ -74,12 +86,21 @@ class RegisterTableModel(QAbstractTableModel):
             listed = set(order)
             names = [*order, *(n for n in context.names if n not in listed)]
             values = dict(context.registers())
-            self._rows = [(n, values[n], n in valid) for n in names]
+            so_far = self._so_far
+            if so_far is None:
+                self._rows = [(n, values[n], n in valid) for n in names]
+            else:
+                self._rows = [(n, so_far.get(n, values[n]), n in so_far) for n in names]
         self._targets = [
             snapshot.describe_pointer(value) if snapshot is not None and known else None
             for _, value, known in self._rows
         ]
         self.endResetModel()
+
+    @property
+    def stepping(self) -> bool:
+        """Showing the registers known at one decision of the walk (not the frame's final ones)."""
+        return self._so_far is not None
 
     def register_at(self, row: int) -> tuple[str, int, bool] | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
@@ -91,6 +112,11 @@ class RegisterTableModel(QAbstractTableModel):
         return None
 
     # ---- QAbstractTableModel ----
+
+    def _state(self, name: str, known: bool) -> str:
+        if known:
+            return "known"
+        return "not yet" if self._so_far is not None else "unknown"
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
@@ -124,23 +150,30 @@ class RegisterTableModel(QAbstractTableModel):
             if column == self.COL_NAME:
                 return name
             if column == self.COL_VALUE:
-                return self._context.format_register(name)
+                if not known and self._so_far is not None:
+                    return "…"
+                return f"0x{value:0{self._context.pointer_width * 2}x}"
             if column == self.COL_STATE:
-                return self._provenance.get(name, self._valid_label) if known else "unknown"
+                return self._state(name, known)
+            if column == self.COL_SOURCE:
+                return self._provenance.get(name, self._valid_label) if known else ""
             if column == self.COL_POINTS_TO:
                 return target.text if target is not None else ""
             return None
         if role == SortRole:
-            return (name, value, known, target.text if target else "")[column]
+            source = self._provenance.get(name, "") if known else ""
+            return (name, value, known, source, target.text if target else "")[column]
         if role == ItemRole:
             return (name, value, known)
         if role == AddressRole:
             return value if known else None
         if role == _ROLE.FontRole and column in (self.COL_NAME, self.COL_VALUE):
-            return self._theme.mono
+            return self._theme.mono_bold if known and name in self._changed else self._theme.mono
         if role == _ROLE.ForegroundRole:
             if not known:
                 return self._theme.muted
+            if column in (self.COL_NAME, self.COL_VALUE) and name in self._changed:
+                return self._theme.changed
             if column in (self.COL_VALUE, self.COL_POINTS_TO) and target is not None:
                 return (
                     self._theme.code_pointer
@@ -150,10 +183,14 @@ class RegisterTableModel(QAbstractTableModel):
             return None
         if role == _ROLE.ToolTipRole:
             text = f"{name} = {value:#x} ({value})"
-            if not known:
+            if not known and self._so_far is not None:
+                text = f"{name}: not decided yet at this step of the walk"
+            elif not known:
                 text += "\nNot valid in this context: the value is a leftover and must not be trusted."
             elif name in self._provenance:
-                text += f"\n{self._provenance[name]}"
+                text += f"\nFrom: {self._provenance[name]}"
+            if known and name in self._changed:
+                text += "\nChanged: the callee's value differs"
             if target is not None:
                 text += f"\nPoints into {target.text}"
                 if target.kind is PointerKind.STACK:

@@ -24,7 +24,7 @@ class ThreadTableModel(QAbstractTableModel):
         "Thread id given by the operating system",
         "Thread name recorded in the dump",
         "Frames found by the stackwalker",
-        "Where the thread's registers say it is (instruction pointer and module)",
+        "The innermost function of the first frame (before the walk: the instruction pointer's module)",
     )
 
     def __init__(self, theme: Theme, parent: object = None) -> None:
@@ -32,8 +32,10 @@ class ThreadTableModel(QAbstractTableModel):
         self._theme = theme
         self._document: Document | None = None
         self._threads: tuple[ThreadEntry, ...] = ()
-        #: frames walked per thread index (phase 2 fills it; absent = not walked yet)
+        #: frames walked per thread index (absent: not reached by the walk yet)
         self._frame_counts: dict[int, int] = {}
+        #: the innermost function of each thread's first frame, once walked
+        self._top_functions: dict[int, str] = {}
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
@@ -45,10 +47,13 @@ class ThreadTableModel(QAbstractTableModel):
         self._document = document
         self._threads = document.snapshot.threads if document is not None else ()
         self._frame_counts = {}
+        self._top_functions = {}
         self.endResetModel()
 
-    def set_frame_count(self, thread_index: int, count: int | None) -> None:
-        """Phase 2: the stackwalker reports frames for a thread."""
+    def set_frame_count(self, thread_index: int, count: int | None, top_function: str | None = None) -> None:
+        """The stackwalker reported frames for a thread (and the function of its first frame)."""
+        if top_function is not None:
+            self._top_functions[thread_index] = top_function
         if count is None:
             self._frame_counts.pop(thread_index, None)
         else:
@@ -130,6 +135,9 @@ class ThreadTableModel(QAbstractTableModel):
             count = self._frame_counts.get(thread.index)
             return "" if count is None else str(count)
         if column == self.COL_TOP:
+            top = self._top_functions.get(thread.index)
+            if top is not None:
+                return top
             ip = thread.instruction_pointer
             if ip is None:
                 return "(no registers)"
@@ -146,7 +154,7 @@ class ThreadTableModel(QAbstractTableModel):
             return (thread.name or "").lower()
         if column == self.COL_FRAMES:
             return self._frame_counts.get(thread.index, -1)
-        return thread.instruction_pointer or 0
+        return self._display(thread, column)
 
     def _tooltip(self, thread: ThreadEntry, column: int) -> str | None:
         lines = [f"Thread {thread.label}, id {thread.thread_id} ({thread.thread_id:#x})"]
@@ -157,6 +165,8 @@ class ThreadTableModel(QAbstractTableModel):
         lines.append(f"Registers from the {thread.context_source.value}")
         if column == self.COL_FRAMES and thread.index not in self._frame_counts:
             lines.append("Not walked yet")
+        if column == self.COL_TOP and thread.index in self._top_functions:
+            lines.append(f"First frame: {self._top_functions[thread.index]}")
         ip = thread.instruction_pointer
         if column == self.COL_TOP and ip is not None:
             assert self._document is not None

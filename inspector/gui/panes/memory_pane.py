@@ -1,17 +1,22 @@
 """Stack memory pane: the selected thread's stack as a lazy hex table, with a "go to address" box.
 
 It follows the session: a selected thread shows that thread's stack scrolled
-to its stack pointer, with the rows its registers point at marked; an address
-requested through `Session.show_address` (or typed in the box: hex, a register
-name, or `rsp+0x40`) is shown wherever the dump captured it. Double-clicking a
-word follows it (into captured memory, or to its module in the Modules pane).
+to its stack pointer. Each walked frame's part of the stack is shaded (the
+selected frame's strongest) and the words the walk used are annotated: where
+each frame starts, return addresses (with the function they return into),
+CFAs, saved registers, scan candidates accepted or rejected. Selecting a frame
+scrolls to its part; the focused step of the unwind trace (the Unwind pane,
+the stepper) highlights the words it read, and clicking such a word focuses
+the step that read it. An address requested through `Session.show_address`
+(or typed in the box: hex, a register name, or `rsp+0x40`) is shown wherever
+the dump captured it. Double-clicking a word follows it.
 """
 
 from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal, Slot
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -25,16 +30,29 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.minidump import MemoryRegion
+from inspector.core.report.human import frame_label
 from inspector.core.types import format_address
+from inspector.core.unwind import StackFrame
 from inspector.gui.document import DumpSnapshot, PointerKind, PointerTarget, ThreadEntry
-from inspector.gui.models.memory_model import HexMemoryModel, NoteKind, WordNote
+from inspector.gui.models.memory_model import FrameBand, HexMemoryModel, NoteKind, WordNote
 from inspector.gui.panes.table_view import DataTableView
-from inspector.gui.session import Session
+from inspector.gui.session import FrameRef, Session, TraceFocus
 from inspector.gui.settings import WORDS_PER_ROW_CHOICES
 from inspector.gui.theme import Theme
+from inspector.gui.unwind_trace import MarkKind, frame_extents, stack_marks
 
 #: Rows kept visible above the stack pointer when a thread is shown (the red zone below SP is often used).
 ROWS_ABOVE_SP = 4
+#: Re-annotate at most this often while the shown thread's frames stream in.
+ANNOTATE_INTERVAL_MS = 100
+
+_NOTE_KIND = {
+    MarkKind.RETURN_ADDRESS: NoteKind.RETURN_ADDRESS,
+    MarkKind.SAVED_REGISTER: NoteKind.SAVED_REGISTER,
+    MarkKind.CFA: NoteKind.CFA,
+    MarkKind.SCAN_ACCEPTED: NoteKind.SCAN_ACCEPTED,
+    MarkKind.SCAN_REJECTED: NoteKind.SCAN_REJECTED,
+}
 
 _TERM = re.compile(r"\s*([+-]?)\s*([A-Za-z_][A-Za-z0-9_]*|0[xX][0-9a-fA-F]+|[0-9a-fA-F]+)\s*")
 
@@ -96,6 +114,11 @@ class MemoryPane(QWidget):
         self.model.set_words_per_row(words_per_row)
         self._snapshot: DumpSnapshot | None = None
         self._thread: ThreadEntry | None = None
+        self._frame: StackFrame | None = None
+        self._annotate_timer = QTimer(self)
+        self._annotate_timer.setSingleShot(True)
+        self._annotate_timer.setInterval(ANNOTATE_INTERVAL_MS)
+        self._annotate_timer.timeout.connect(self.annotate)
 
         self.title = QLabel("No memory shown", self)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -126,6 +149,7 @@ class MemoryPane(QWidget):
         self.view.setModel(self.model)
         self.view.set_row_font(theme.mono)
         self.view.doubleClicked.connect(self._on_double_clicked)
+        self.view.clicked.connect(self._on_clicked)
         self.setFocusProxy(self.view)
         self._fit()
 
@@ -146,6 +170,12 @@ class MemoryPane(QWidget):
         session.document_changed.connect(self._on_document_changed)
         session.thread_selected.connect(self._on_thread_selected)
         session.address_requested.connect(self._on_address_requested)
+        session.frames_added.connect(self._on_frames_added)
+        session.thread_walked.connect(self._on_frames_added)
+        session.frame_selected.connect(self._on_frame_selected)
+        session.trace_focus_changed.connect(self._on_focus_changed)
+        session.analysis_finished.connect(self._flush_annotations)
+        session.analysis_cancelled.connect(self._flush_annotations)
         self._update_error_style()
 
     # ---- appearance ----
@@ -179,12 +209,14 @@ class MemoryPane(QWidget):
         doc = self.session.document
         self._snapshot = doc.snapshot if doc is not None else None
         self._thread = None
+        self._frame = None
         self._show_region(None)
         self._set_error("")
 
     @Slot(int)
     def _on_thread_selected(self, thread_index: int) -> None:
         self._thread = self.session.selected_thread_entry
+        self._frame = None
         self._set_error("")
         thread = self._thread
         if thread is None:
@@ -205,6 +237,109 @@ class MemoryPane(QWidget):
         self._fit()
         self.model.set_notes("registers", self._register_notes(region))
         self.title.setText(self._title(region))
+        self.annotate()
+
+    # ---- the walk's marks on the stack ----
+
+    def _shown_thread_frames(self) -> list[StackFrame]:
+        doc = self.session.document
+        thread = self._thread
+        if doc is None or thread is None or self.model.region is not thread.stack:
+            return []
+        return doc.frames(thread.index)
+
+    @Slot()
+    def annotate(self) -> None:
+        """Shade the frames' parts of the shown stack and note the words the walk used."""
+        self._annotate_timer.stop()
+        region = self.model.region
+        frames = self._shown_thread_frames()
+        doc = self.session.document
+        if region is None or not frames or doc is None or self._thread is None:
+            self.model.set_notes("trace", [])
+            self.model.set_frame_bands([])
+            return
+        bands = [
+            FrameBand(start, end, index, f"frame {index}")
+            for index, start, end in frame_extents(frames, region.end)
+        ]
+        notes = [
+            WordNote(
+                band.start,
+                f"── frame {band.frame_index}: {frame_label(frames[band.frame_index])}",
+                NoteKind.FRAME_BOUNDARY,
+            )
+            for band in bands
+        ]
+        termination = doc.termination(self._thread.index)
+        notes.extend(
+            WordNote(mark.address, mark.text, _NOTE_KIND[mark.kind])
+            for mark in stack_marks(frames, termination)
+        )
+        self.model.set_notes("trace", notes)
+        ref = self.session.selected_frame
+        selected = ref.frame if ref is not None and ref.thread == self._thread.index else None
+        self.model.set_frame_bands(bands, selected)
+
+    @Slot(int)
+    def _on_frames_added(self, thread: int, *_: object) -> None:
+        if self._thread is not None and thread == self._thread.index and not self._annotate_timer.isActive():
+            self._annotate_timer.start()
+
+    @Slot()
+    def _flush_annotations(self) -> None:
+        if self._annotate_timer.isActive():
+            self.annotate()
+
+    @Slot(object)
+    def _on_frame_selected(self, ref: object) -> None:
+        self._flush_annotations()
+        doc = self.session.document
+        thread = self._thread
+        if not isinstance(ref, FrameRef) or doc is None or thread is None or ref.thread != thread.index:
+            return
+        frames = doc.frames(thread.index)
+        if not 0 <= ref.frame < len(frames):
+            return
+        self._frame = frames[ref.frame]
+        if self.model.region is not thread.stack:
+            self._show_region(thread.stack)
+        else:
+            self.model.set_notes("registers", self._register_notes(self.model.region))
+        bands = [b for b in self.model.frame_bands if b.frame_index == ref.frame]
+        self.model.set_frame_bands(self.model.frame_bands, ref.frame)
+        sp = self._frame.context.stack_pointer
+        if sp is not None and self.model.row_for_address(sp) is not None:
+            self._select(sp, rows_above=1)
+            if bands:  # show the whole band when it fits
+                last = self.model.index_for_address(max(bands[0].start, bands[0].end - 1))
+                if last.isValid():
+                    self.view.scrollTo(last, QAbstractItemView.ScrollHint.EnsureVisible)
+                    self.view.scrollTo(
+                        self.model.index_for_address(sp), QAbstractItemView.ScrollHint.EnsureVisible
+                    )
+
+    @Slot(object)
+    def _on_focus_changed(self, focus: object) -> None:
+        node = self.session.focused_node() if isinstance(focus, TraceFocus) else None
+        reads = node.all_reads() if node is not None else ()
+        region = self.model.region
+        words = [a for a in reads if region is not None and region.contains(a)]
+        self.model.set_notes(
+            "focus", [WordNote(a, "read by the focused step", NoteKind.RULE_READ) for a in words]
+        )
+        if words:
+            self._select(words[-1])
+
+    def focused_words(self) -> list[int]:
+        """The stack words highlighted as read by the focused trace step."""
+        return [n.address for n in self.model.notes("focus")]
+
+    @Slot(QModelIndex)
+    def _on_clicked(self, index: QModelIndex) -> None:
+        address = self.model.word_address(index.row(), index.column())
+        if address is not None:
+            self.session.focus_trace_word(address)
 
     def describe_pointer(self, value: int) -> PointerTarget | None:
         """As `DumpSnapshot.describe_pointer`, but a pointer into the shown thread's own stack says where
@@ -247,7 +382,7 @@ class MemoryPane(QWidget):
         thread = self._thread
         if region is None or thread is None or thread.context is None:
             return []
-        context = thread.context
+        context = self._frame.context if self._frame is not None else thread.context
         sp_name = context.register_set.stack_pointer
         notes = []
         for name, value in context.valid_registers():

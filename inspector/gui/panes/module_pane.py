@@ -32,7 +32,10 @@ class ModulePane(QWidget):
         self.filter.setPlaceholderText("Filter modules")
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
-        self.lacking_only = QCheckBox("Only modules without symbols", self)
+        self.lacking_only = QCheckBox("Only modules on the stacks without symbols", self)
+        self.lacking_only.setToolTip(
+            "Modules that hold a frame or a word the stack scan examined, and have no usable symbols"
+        )
         self.lacking_only.toggled.connect(self.proxy.set_lacking_only)
 
         bar = QHBoxLayout()
@@ -93,6 +96,8 @@ class ModulePane(QWidget):
     @Slot()
     def _on_analysis_over(self, *_: object) -> None:
         self.model.refresh_status()
+        if self.proxy.lacking_only:
+            self.proxy.invalidateRowsFilter()
 
     @Slot(int)
     def _on_module_selected(self, module_index: int) -> None:

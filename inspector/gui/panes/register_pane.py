@@ -1,4 +1,9 @@
-"""Registers pane: the selected thread's registers (phase 2: the selected frame's, with provenance)."""
+"""Registers pane: the selected frame's registers, whether each is known, where it came from, what changed.
+
+With no frame walked yet it shows the thread's starting registers. While
+the stepper (or the Unwind pane) focuses a decision of the walk, it shows
+the caller registers known at that point; the rest read "not yet".
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,9 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 from inspector.gui.models.register_model import RegisterTableModel
 from inspector.gui.models.roles import AddressRole
 from inspector.gui.panes.table_view import DataTableView
-from inspector.gui.session import Session
+from inspector.gui.session import FrameRef, Session, TraceFocus
 from inspector.gui.theme import Theme
+from inspector.gui.unwind_trace import changed_registers, register_provenance
 
 
 class RegisterPane(QWidget):
@@ -36,6 +42,8 @@ class RegisterPane(QWidget):
 
         session.document_changed.connect(self._on_document_changed)
         session.thread_selected.connect(self._on_thread_selected)
+        session.frame_selected.connect(self._on_frame_selected)
+        session.trace_focus_changed.connect(self._on_focus_changed)
 
     def _fit(self, theme: Theme) -> None:
         M = RegisterTableModel
@@ -43,9 +51,10 @@ class RegisterPane(QWidget):
             {
                 M.COL_NAME: ("eflags", theme.mono),
                 M.COL_VALUE: ("0x00007ffff7e5af16", theme.mono),
-                M.COL_STATE: ("unknown", None),
+                M.COL_STATE: ("not yet", None),
+                M.COL_SOURCE: ("CFI .ra: .cfa -8 + ^ (.ra)", None),
             },
-            padding=12,
+            padding=10,
         )
 
     def set_theme(self, theme: Theme) -> None:
@@ -70,6 +79,44 @@ class RegisterPane(QWidget):
             self.title.setText(f"Thread {thread.label}: the dump has no readable registers for it")
         else:
             self.title.setText(f"Thread {thread.label} — registers from the {thread.context_source.value}")
+
+    @Slot(object)
+    def _on_frame_selected(self, ref: object) -> None:
+        self.show_frame(ref if isinstance(ref, FrameRef) else None, None)
+
+    @Slot(object)
+    def _on_focus_changed(self, focus: object) -> None:
+        ref = self.session.selected_frame
+        node = self.session.focused_node() if isinstance(focus, TraceFocus) else None
+        known = node.registers if node is not None and node.step else None
+        self.show_frame(ref, known)
+
+    def show_frame(self, ref: FrameRef | None, known: tuple[tuple[str, int], ...] | None) -> None:
+        """Show frame `ref`'s registers; `known`: only those decided so far (stepping)."""
+        doc = self.session.document
+        thread = self.session.selected_thread_entry
+        frames = doc.frames(ref.thread) if doc is not None and ref is not None else []
+        if doc is None or ref is None or thread is None or not 0 <= ref.frame < len(frames):
+            self._on_thread_selected(self.session.selected_thread)
+            return
+        frame = frames[ref.frame]
+        callee = frames[ref.frame - 1] if ref.frame > 0 else None
+        provenance = register_provenance(frame, callee, context_source=thread.context_source.value)
+        self.model.set_context(
+            doc.snapshot,
+            frame.context,
+            provenance=provenance,
+            changed=changed_registers(frame, callee),
+            known_so_far=known,
+        )
+        where = f"Frame {ref.frame} of thread {thread.label}"
+        if known is not None:
+            self.title.setText(f"{where}: the caller registers known at this step ({len(known)})")
+        elif callee is None:
+            self.title.setText(f"{where}: registers from the {thread.context_source.value}")
+        else:
+            changed = len(changed_registers(frame, callee))
+            self.title.setText(f"{where}: {changed} changed from frame {ref.frame - 1} (highlighted)")
 
     @Slot(QModelIndex)
     def _on_double_clicked(self, index: QModelIndex) -> None:

@@ -106,6 +106,7 @@ class SummaryPane(QWidget):
         session.analysis_finished.connect(self._refresh_symbols)
         session.analysis_cancelled.connect(self._refresh_symbols)
         session.analysis_failed.connect(self._refresh_symbols)
+        session.thread_walked.connect(self._refresh_symbols)
         self.refresh()
 
     def set_theme(self, theme: Theme) -> None:
@@ -204,32 +205,33 @@ class SummaryPane(QWidget):
         self._set("symbols", self._symbols_text(doc))
 
     def _symbols_text(self, doc: Document) -> str:
+        """How many of the modules the walk used (frames, scanned words) lack symbols."""
         total = len(doc.snapshot.modules)
         if total == 0:
             return "no modules listed in the dump"
+        used = doc.modules_used
         lacking = doc.modules_lacking_symbols()
-        settled = doc.symbols_settled
         theme = self._theme
         parts = []
-        if doc.status is AnalysisStatus.RUNNING and settled < total:
-            parts.append(f"looking up… {settled} of {total} modules done")
+        running = doc.status is AnalysisStatus.RUNNING
+        if running:
+            parts.append(f"walking… {len(used)} of {total} modules on the stacks so far")
         if lacking:
             names = ", ".join(doc.snapshot.modules[i].filename for i in lacking)
-            modules = "module lacks" if len(lacking) == 1 else "modules lack"
+            verb = "lacks" if len(lacking) == 1 else "lack"
             parts.append(
                 f'<a href="{_LINK_MISSING}" title="{_e(names)}" style="color: {theme.crash.name()};">'
-                f"{len(lacking)} of {total} {modules} symbols</a>"
+                f"{len(lacking)} of {len(used)} modules with frames or scan hits {verb} symbols</a>"
             )
-        elif settled == total and doc.modules_lacking_symbols() == []:
-            loaded = sum(1 for st in doc.symbols if st.state.value in ("loaded", "damaged"))
-            if loaded == total:
-                parts.append(
-                    f'<span style="color: {theme.ok.name()};">all {total} modules have symbols</span>'
-                )
-            else:
-                parts.append(f"{loaded} of {total} modules have symbols")
+        elif used and not running:
+            parts.append(
+                f'<span style="color: {theme.ok.name()};">all {len(used)} modules with frames or scan hits '
+                "have symbols</span>"
+            )
+        elif doc.walk_error is not None:
+            parts.append("not walked (see Problems)")
         if doc.status is AnalysisStatus.CANCELLED:
-            parts.append("(symbol lookup cancelled)")
+            parts.append("(walk cancelled)")
         return " · ".join(parts) if parts else f"{total} modules"
 
     @Slot(str)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Slot
 from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
 
+from inspector.core.minidump import basename
+from inspector.core.report.human import frame_label
 from inspector.gui.models.roles import SortRole
 from inspector.gui.models.thread_model import ThreadTableModel
 from inspector.gui.panes.table_view import DataTableView
@@ -47,6 +49,8 @@ class ThreadPane(QWidget):
         self.view.selectionModel().currentRowChanged.connect(self._on_current_changed)
         session.document_changed.connect(self._on_document_changed)
         session.thread_selected.connect(self._on_thread_selected)
+        session.frames_added.connect(self._on_frames_added)
+        session.thread_walked.connect(self._on_frames_added)
 
     def _fit(self, theme: Theme) -> None:
         M = ThreadTableModel
@@ -72,6 +76,20 @@ class ThreadPane(QWidget):
             self.model.set_document(self.session.document)
         finally:
             self._syncing = False
+
+    @Slot(int)
+    def _on_frames_added(self, thread_index: int, *_: object) -> None:
+        doc = self.session.document
+        if doc is None:
+            return
+        frames = doc.frames(thread_index)
+        top = None
+        if frames:
+            first = frames[0]
+            module = basename(first.module.code_file) if first.module is not None else None
+            name = first.inlines[0].function if first.inlines else first.function_name
+            top = frame_label(first) if name is None else f"{module}!{name}" if module else name
+        self.model.set_frame_count(thread_index, len(frames), top)
 
     @Slot(int)
     def _on_thread_selected(self, thread_index: int) -> None:

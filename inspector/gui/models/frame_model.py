@@ -1,0 +1,342 @@
+"""`FrameTreeModel`: the selected thread's frames as a tree, inline frames as children of their frame.
+
+Frames stream in: `append_frames` inserts rows (`beginInsertRows`) as the
+stackwalker reports them. Top-level rows are the physical frames, innermost
+first; the children of a frame are the functions inlined at its instruction,
+in call order (the physical function calls the first child, which calls the
+next…; the last child is the innermost, where the instruction is). rust-minidump
+prints the same inline frames before their physical frame, innermost first;
+the tooltips give that numbering too.
+
+`stack_text` renders frames in rust-minidump's human-report layout, for copying.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
+
+from inspector.core.minidump import basename
+from inspector.core.report.human import frame_label, register_lines
+from inspector.core.unwind import INLINE_DESCRIPTION, FrameTrust, InlineFrame, StackFrame, Termination
+from inspector.gui.models.roles import AddressRole, ItemRole
+from inspector.gui.theme import Theme
+from inspector.gui.unwind_trace import describe_trust, inline_call_order
+
+_Index = QModelIndex | QPersistentModelIndex
+_ROLE = Qt.ItemDataRole
+
+#: The short "Found by" text and the badge letter of each trust level (None: an inline frame).
+TRUST_LABELS: dict[FrameTrust | None, tuple[str, str]] = {
+    FrameTrust.CONTEXT: ("context", "C"),
+    FrameTrust.PREWALKED: ("prewalked", "W"),
+    FrameTrust.CFI: ("CFI", "F"),
+    FrameTrust.CFI_SCAN: ("CFI + scan", "F"),
+    FrameTrust.FRAME_POINTER: ("frame pointer", "P"),
+    FrameTrust.SCAN: ("stack scan", "S"),
+    FrameTrust.LEAF: ("leaf", "L"),
+    FrameTrust.NONE: ("unknown", "?"),
+    None: ("inlined", "I"),
+}
+
+
+def trust_color(trust: FrameTrust | None, theme: Theme) -> QColor:
+    """Green for what can be trusted, amber for heuristics, red for scanning."""
+    if trust is None:
+        return theme.inline
+    if trust in (FrameTrust.CONTEXT, FrameTrust.PREWALKED):
+        return theme.code_pointer
+    if trust is FrameTrust.CFI:
+        return theme.ok
+    if trust in (FrameTrust.CFI_SCAN, FrameTrust.FRAME_POINTER, FrameTrust.LEAF):
+        return theme.warning
+    return theme.crash
+
+
+def trust_icon(trust: FrameTrust | None, theme: Theme, size: int = 16) -> QIcon:
+    """A round badge with the trust's letter, in the trust's colour."""
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(trust_color(trust, theme))
+    painter.drawEllipse(QRectF(1, 1, size - 2, size - 2))
+    font = QFont(theme.bold)
+    font.setPixelSize(round(size * 0.62))
+    painter.setFont(font)
+    painter.setPen(QColor("#ffffff"))
+    painter.drawText(QRectF(0, 0, size, size), Qt.AlignmentFlag.AlignCenter, TRUST_LABELS[trust][1])
+    painter.end()
+    return QIcon(pixmap)
+
+
+def function_text(frame: StackFrame) -> str:
+    """`render_tile + 0x68`, or `libc.so.6 + 0x85f16` without symbols, or the bare address."""
+    if frame.function_name is not None and frame.function_offset is not None:
+        return f"{frame.function_name} + {frame.function_offset:#x}"
+    if frame.function_name is not None:
+        return frame.function_name
+    if frame.module is not None and frame.module_offset is not None:
+        return f"{basename(frame.module.code_file)} + {frame.module_offset:#x}"
+    return f"{frame.instruction:#x}"
+
+
+def source_text(file: str | None, line: int | None) -> str:
+    if file is None:
+        return ""
+    return f"{basename(file)}:{line}" if line is not None else basename(file)
+
+
+def human_number(frame_index: int, frames: Sequence[StackFrame], inline_depth: int = 0) -> int:
+    """rust-minidump's frame number: inline frames count, innermost first, before their frame."""
+    number = sum(len(f.inlines) + 1 for f in frames[:frame_index])
+    inlines = len(frames[frame_index].inlines) if frame_index < len(frames) else 0
+    return number + (inline_depth - 1 if inline_depth else inlines)
+
+
+def stack_text(
+    frames: Sequence[StackFrame],
+    *,
+    header: str | None = None,
+    only: set[int] | None = None,
+    termination: Termination | None = None,
+) -> str:
+    """Frames as rust-minidump's human report prints them (`only`: these physical frames)."""
+    out = [header] if header else []
+    number = 0
+    for frame in frames:
+        shown = only is None or frame.index in only
+        for inline in frame.inlines:
+            if shown:
+                line = f"{number:2}  "
+                if frame.module is not None:
+                    line += basename(frame.module.code_file)
+                line += f"!{inline.function}"
+                if inline.file is not None and inline.line is not None:
+                    line += f" [{basename(inline.file)} : {inline.line}]"
+                out.append(line)
+                out.append(f"    Found by: {INLINE_DESCRIPTION}")
+            number += 1
+        if shown:
+            out.append(f"{number:2}  {frame_label(frame)}")
+            out.extend(register_lines(frame.context))
+            out.append(f"    Found by: {frame.trust.description}")
+        number += 1
+    if only is None and termination is not None:
+        out.append(f"    Walk stopped: {termination.message}")
+    return "\n".join(out) + "\n"
+
+
+class FrameTreeModel(QAbstractItemModel):
+    COL_NUMBER = 0
+    COL_TRUST = 1
+    COL_MODULE = 2
+    COL_FUNCTION = 3
+    COL_SOURCE = 4
+    HEADERS = ("#", "Found by", "Module", "Function", "Source")
+    TOOLTIPS = (
+        "Frame number (inline frames: where rust-minidump's report numbers them)",
+        "How the frame was found, and so how far it can be trusted",
+        "Module holding the instruction",
+        "Function and offset of the instruction in it",
+        "Source file and line",
+    )
+
+    def __init__(self, theme: Theme, parent: object = None) -> None:
+        super().__init__(parent)  # type: ignore[arg-type]
+        self._theme = theme
+        self._icons: dict[FrameTrust | None, QIcon] = {}
+        self._thread = -1
+        self._frames: list[StackFrame] = []
+        self._inlines: list[list[tuple[int, InlineFrame]]] = []
+        self._pointer_width = 8
+
+    # ---- configuration ----
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self._icons = {}
+        if self._frames:
+            last = len(self._frames) - 1
+            self.dataChanged.emit(self.index(0, 0), self.index(last, len(self.HEADERS) - 1))
+
+    @property
+    def thread_index(self) -> int:
+        return self._thread
+
+    @property
+    def frames(self) -> list[StackFrame]:
+        return self._frames
+
+    def set_frames(self, thread: int, frames: Sequence[StackFrame], *, pointer_width: int = 8) -> None:
+        """Show `thread`'s frames (those walked so far)."""
+        self.beginResetModel()
+        self._thread = thread
+        self._frames = list(frames)
+        self._inlines = [inline_call_order(f) for f in self._frames]
+        self._pointer_width = pointer_width
+        self.endResetModel()
+
+    def append_frames(self, frames: Sequence[StackFrame]) -> None:
+        """More frames of the shown thread arrived."""
+        if not frames:
+            return
+        first = len(self._frames)
+        self.beginInsertRows(QModelIndex(), first, first + len(frames) - 1)
+        self._frames.extend(frames)
+        self._inlines.extend(inline_call_order(f) for f in frames)
+        self.endInsertRows()
+
+    def frame_index(self, row: int, inline_depth: int = 0) -> QModelIndex:
+        """The index of frame `row` (inline_depth 0) or of one of its inline frames (1 = innermost)."""
+        if not 0 <= row < len(self._frames):
+            return QModelIndex()
+        if inline_depth == 0:
+            return self.index(row, 0)
+        for child, (depth, _) in enumerate(self._inlines[row]):
+            if depth == inline_depth:
+                return self.index(child, 0, self.index(row, 0))
+        return QModelIndex()
+
+    def frame_ref_of(self, index: _Index) -> tuple[int, int] | None:
+        """(frame row, inline depth) of an index of this model."""
+        if not index.isValid():
+            return None
+        parent = index.internalId()
+        if parent == 0:
+            return index.row(), 0
+        row = parent - 1
+        if not 0 <= row < len(self._inlines) or not 0 <= index.row() < len(self._inlines[row]):
+            return None
+        return row, self._inlines[row][index.row()][0]
+
+    # ---- QAbstractItemModel ----
+
+    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, 0)
+        if parent.internalId() != 0:
+            return QModelIndex()
+        return self.createIndex(row, column, parent.row() + 1)
+
+    def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        if not index.isValid():
+            return QModelIndex()
+        parent = index.internalId()
+        if parent == 0:
+            return QModelIndex()
+        return self.createIndex(parent - 1, 0, 0)
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        if not parent.isValid():
+            return len(self._frames)
+        if parent.internalId() != 0 or parent.column() != 0:
+            return 0
+        row = parent.row()
+        return len(self._inlines[row]) if 0 <= row < len(self._inlines) else 0
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return len(self.HEADERS)
+
+    def hasChildren(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
+        return self.rowCount(parent) > 0
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE.DisplayRole) -> object:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
+            return None
+        if role == _ROLE.DisplayRole:
+            return self.HEADERS[section]
+        if role == _ROLE.ToolTipRole:
+            return self.TOOLTIPS[section]
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
+        ref = self.frame_ref_of(index)
+        if ref is None:
+            return None
+        row, depth = ref
+        frame = self._frames[row]
+        column = index.column()
+        inline = None if depth == 0 else self._inlines[row][index.row()][1]
+        trust = frame.trust if inline is None else None
+        if role == _ROLE.DisplayRole:
+            return self._display(frame, inline, row, column)
+        if role == _ROLE.DecorationRole and column == self.COL_TRUST:
+            icon = self._icons.get(trust)
+            if icon is None:
+                icon = self._icons[trust] = trust_icon(trust, self._theme)
+            return icon
+        if role == _ROLE.ToolTipRole:
+            return self._tooltip(frame, inline, row, depth, column)
+        if role == _ROLE.FontRole:
+            if column == self.COL_FUNCTION and inline is None and frame.function_name is None:
+                return self._theme.mono
+            if column == self.COL_NUMBER:
+                return self._theme.mono
+            return None
+        if role == _ROLE.ForegroundRole:
+            if column == self.COL_TRUST:
+                return trust_color(trust, self._theme)
+            if inline is not None and column != self.COL_FUNCTION:
+                return self._theme.muted
+            if column == self.COL_FUNCTION and frame.function_name is None and inline is None:
+                return self._theme.muted
+            return None
+        if role == _ROLE.TextAlignmentRole and column == self.COL_NUMBER:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == ItemRole:
+            return frame if inline is None else inline
+        if role == AddressRole:
+            return frame.instruction
+        return None
+
+    def _display(self, frame: StackFrame, inline: InlineFrame | None, row: int, column: int) -> str:
+        if column == self.COL_NUMBER:
+            return str(row) if inline is None else ""
+        if column == self.COL_TRUST:
+            return TRUST_LABELS[frame.trust if inline is None else None][0]
+        if column == self.COL_MODULE:
+            return basename(frame.module.code_file) if frame.module is not None else ""
+        if column == self.COL_FUNCTION:
+            return function_text(frame) if inline is None else inline.function
+        if column == self.COL_SOURCE:
+            if inline is not None:
+                return source_text(inline.file, inline.line)
+            return source_text(frame.source_file, frame.source_line)
+        return ""
+
+    def _tooltip(
+        self, frame: StackFrame, inline: InlineFrame | None, row: int, depth: int, column: int
+    ) -> str:
+        number = human_number(row, self._frames, depth)
+        if inline is not None:
+            lines = [f"{inline.function} — inlined (#{number} in rust-minidump's report)"]
+            if depth == 1:
+                lines.append("The innermost call: the instruction is in this function.")
+            else:
+                lines.append(f"Inline depth {depth} (1 is the innermost); it calls the row below it.")
+            lines.append(f"Found by: {INLINE_DESCRIPTION} (inside physical frame {row})")
+            if inline.file is not None:
+                lines.append(f"{inline.file}:{inline.line if inline.line is not None else '?'}")
+            return "\n".join(lines)
+        lines = [f"Frame {row} (#{number} in rust-minidump's report): {frame_label(frame)}"]
+        lines.append(f"Found by: {frame.trust.description}")
+        lines.append(describe_trust(frame.trust))
+        width = self._pointer_width * 2
+        lines.append(f"Instruction 0x{frame.instruction:0{width}x}")
+        if frame.inlines:
+            innermost = frame.inlines[0].function
+            lines.append(f"{len(frame.inlines)} inline frame(s); the innermost is {innermost}")
+        if frame.source_file is not None:
+            lines.append(f"{frame.source_file}:{frame.source_line}")
+        return "\n".join(lines)

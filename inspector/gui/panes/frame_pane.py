@@ -1,0 +1,283 @@
+"""Frames pane: the selected thread's stack as a tree (inline frames under their frame), filterable, copyable.
+
+Frames appear as the stackwalker reports them. Selecting a row selects that
+frame (or inline frame) in the session; the session's frame selection selects
+the row. Ctrl+C (or the context menu) copies the selected frames, or the whole
+stack, in rust-minidump's human-report layout.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, QSortFilterProxyModel, Qt, Slot
+from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSizePolicy,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.core.types import format_address
+from inspector.gui.models.frame_model import FrameTreeModel, stack_text
+from inspector.gui.session import FrameRef, Session
+from inspector.gui.theme import Theme
+
+
+class FrameTreeView(QTreeView):
+    """A tree view whose Ctrl+C copies through the pane."""
+
+    def __init__(self, pane: FramePane) -> None:
+        super().__init__(pane)
+        self._pane = pane
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self._pane.copy_selected()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class FramePane(QWidget):
+    def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("framePane")
+        self.session = session
+        self._theme = theme
+        self.model = FrameTreeModel(theme, self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setRecursiveFilteringEnabled(True)
+        self.proxy.setAutoAcceptChildRows(True)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setFilterKeyColumn(-1)
+
+        self.title = QLabel("No thread selected", self)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.filter = QLineEdit(self)
+        self.filter.setObjectName("frameFilter")
+        self.filter.setPlaceholderText("Filter frames (function, module, file)")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self._on_filter)
+
+        self.view = FrameTreeView(self)
+        self.view.setObjectName("frameView")
+        self.view.setModel(self.proxy)
+        self.view.setUniformRowHeights(True)
+        self.view.setAlternatingRowColors(True)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.view.setAllColumnsShowFocus(True)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._on_context_menu)
+        header = self.view.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(FrameTreeModel.COL_FUNCTION, QHeaderView.ResizeMode.Stretch)
+        self._fit()
+        self.setFocusProxy(self.view)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.title)
+        layout.addWidget(self.view)
+        layout.addWidget(self.filter)
+        self.setTabOrder(self.view, self.filter)
+
+        self._syncing = False
+        self.view.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.model.rowsInserted.connect(self._on_rows_inserted)
+        session.document_changed.connect(self._on_document_changed)
+        session.thread_selected.connect(self._on_thread_selected)
+        session.frames_added.connect(self._on_frames_added)
+        session.thread_walked.connect(self._on_thread_walked)
+        session.frame_selected.connect(self._on_frame_selected)
+
+    def _fit(self) -> None:
+        header = self.view.header()
+        mono = self._theme.mono
+        widths = {
+            FrameTreeModel.COL_NUMBER: QFontMetrics(mono).horizontalAdvance("999") + 44,
+            FrameTreeModel.COL_TRUST: QFontMetrics(self.font()).horizontalAdvance("frame pointer") + 34,
+            FrameTreeModel.COL_MODULE: QFontMetrics(self.font()).horizontalAdvance("libtorch_cpu.so") + 12,
+            FrameTreeModel.COL_FUNCTION: QFontMetrics(self.font()).horizontalAdvance(
+                "render_worker_main + 0x4d"
+            )
+            + 16,
+        }
+        for column, width in widths.items():
+            header.resizeSection(column, width)
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self.model.set_theme(theme)
+
+    # ---- following the session ----
+
+    @Slot()
+    def _on_document_changed(self) -> None:
+        self._show_thread(-1)
+
+    @Slot(int)
+    def _on_thread_selected(self, thread_index: int) -> None:
+        self._show_thread(thread_index)
+
+    def _show_thread(self, thread_index: int) -> None:
+        doc = self.session.document
+        self._syncing = True
+        try:
+            frames = doc.frames(thread_index) if doc is not None and thread_index >= 0 else []
+            width = doc.snapshot.pointer_width if doc is not None else 8
+            self.model.set_frames(thread_index, frames, pointer_width=width)
+            self.view.expandAll()
+        finally:
+            self._syncing = False
+        self._update_title()
+
+    @Slot(int, int, int)
+    def _on_frames_added(self, thread_index: int, first: int, count: int) -> None:
+        if thread_index != self.model.thread_index:
+            return
+        doc = self.session.document
+        if doc is None:
+            return
+        frames = doc.frames(thread_index)
+        have = len(self.model.frames)
+        self._syncing = True
+        try:
+            self.model.append_frames(frames[have:])
+        finally:
+            self._syncing = False
+        self._update_title()
+
+    @Slot(int)
+    def _on_thread_walked(self, thread_index: int) -> None:
+        if thread_index == self.model.thread_index:
+            self._update_title()
+
+    def _update_title(self) -> None:
+        doc = self.session.document
+        thread_index = self.model.thread_index
+        if doc is None or thread_index < 0 or thread_index >= len(doc.snapshot.threads):
+            self.title.setText("No thread selected")
+            return
+        thread = doc.snapshot.threads[thread_index]
+        frames = len(self.model.frames)
+        inlines = sum(len(f.inlines) for f in self.model.frames)
+        count = f"{frames} frame{'s' if frames != 1 else ''}" + (f" + {inlines} inlined" if inlines else "")
+        termination = doc.termination(thread_index)
+        if termination is not None:
+            self.title.setText(f"Thread {thread.label}: {count}; walk stopped: {termination.message}")
+            self.title.setToolTip(termination.reason.value)
+        elif doc.is_walked(thread_index):
+            self.title.setText(f"Thread {thread.label}: {count}")
+        elif frames:
+            self.title.setText(f"Thread {thread.label}: {count} so far, walking…")
+        else:
+            self.title.setText(f"Thread {thread.label}: not walked yet")
+
+    @Slot(QModelIndex, int, int)
+    def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+        if parent.isValid():
+            return
+        for row in range(first, last + 1):
+            index = self.proxy.mapFromSource(self.model.index(row, 0))
+            if index.isValid():
+                self.view.expand(index)
+
+    @Slot(object)
+    def _on_frame_selected(self, ref: object) -> None:
+        selection = self.view.selectionModel()
+        self._syncing = True
+        try:
+            if not isinstance(ref, FrameRef) or ref.thread != self.model.thread_index:
+                selection.clearCurrentIndex()
+                selection.clearSelection()
+                return
+            index = self.proxy.mapFromSource(self.model.frame_index(ref.frame, ref.inline))
+            if not index.isValid():
+                return  # filtered out or not arrived yet
+            selection.setCurrentIndex(
+                index,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+            )
+            self.view.scrollTo(index)
+        finally:
+            self._syncing = False
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        ref = self.model.frame_ref_of(self.proxy.mapToSource(current))
+        if ref is not None and self.model.thread_index >= 0:
+            self.session.select_frame(FrameRef(self.model.thread_index, ref[0], ref[1]))
+
+    @Slot(str)
+    def _on_filter(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text)
+        self.view.expandAll()
+
+    # ---- copying ----
+
+    def _header(self) -> str | None:
+        doc = self.session.document
+        thread_index = self.model.thread_index
+        if doc is None or not 0 <= thread_index < len(doc.snapshot.threads):
+            return None
+        thread = doc.snapshot.threads[thread_index]
+        status = " (crashed)" if thread.is_crashing and doc.snapshot.summary.crash_reason else ""
+        return f"Thread {thread.index} {thread.name or ''}{status} - tid: {thread.thread_id}"
+
+    def selected_frames(self) -> set[int]:
+        rows: set[int] = set()
+        for index in self.view.selectionModel().selectedRows():
+            ref = self.model.frame_ref_of(self.proxy.mapToSource(index))
+            if ref is not None:
+                rows.add(ref[0])
+        return rows
+
+    def copy_selected(self) -> str:
+        """Copy the selected frames (with their inline frames) as the human report prints them."""
+        rows = self.selected_frames()
+        if not rows:
+            return self.copy_stack()
+        text = stack_text(self.model.frames, only=rows)
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def copy_stack(self) -> str:
+        """Copy the whole stack with the thread's header line, exactly as the human report prints it."""
+        text = stack_text(self.model.frames, header=self._header())
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    @Slot(QPoint)
+    def _on_context_menu(self, point: QPoint) -> None:
+        menu = QMenu(self)
+        copy = menu.addAction("Copy Selected Frames", self.copy_selected)
+        copy.setShortcut(QKeySequence(QKeySequence.StandardKey.Copy))
+        menu.addAction("Copy Whole Stack", self.copy_stack)
+        index = self.view.indexAt(point)
+        ref = self.model.frame_ref_of(self.proxy.mapToSource(index)) if index.isValid() else None
+        if ref is not None:
+            frame = self.model.frames[ref[0]]
+            doc = self.session.document
+            width = doc.snapshot.pointer_width if doc is not None else 8
+            address = format_address(frame.instruction, width)
+            menu.addAction(
+                f"Copy Instruction Address ({address})",
+                lambda: QGuiApplication.clipboard().setText(address),
+            )
+        menu.addSeparator()
+        menu.addAction("Expand Inline Frames", self.view.expandAll)
+        menu.addAction("Collapse Inline Frames", self.view.collapseAll)
+        menu.popup(self.view.viewport().mapToGlobal(point))

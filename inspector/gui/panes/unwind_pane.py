@@ -1,0 +1,191 @@
+"""Unwind pane: how the selected frame was found, as a tree of the stackwalker's steps.
+
+Each strategy tried, with its outcome and reason; for STACK CFI the INIT and
+delta rows (the row in force shaded) and every rule with its evaluation token
+by token and the memory it read; for a scan every candidate word; for the
+frame pointer the words read and the checks; the post-checks; and on the last
+frame of a thread, why the walk stopped. Selecting a line focuses it in the
+session (the stack memory pane highlights the words it read); the session's
+focus (the stepper, a click on a stack word) selects the line here.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Slot
+from PySide6.QtGui import QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QSizePolicy,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.core.report.human import frame_label
+from inspector.gui.models.trace_model import TraceTreeModel
+from inspector.gui.session import FrameRef, Session, TraceFocus
+from inspector.gui.theme import Theme
+from inspector.gui.unwind_trace import TraceNode
+
+
+class UnwindPane(QWidget):
+    def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("unwindPane")
+        self.session = session
+        self._theme = theme
+        self.model = TraceTreeModel(theme, self)
+        self._shown: tuple[int, int] | None = None
+
+        self.title = QLabel("No frame selected", self)
+        self.title.setWordWrap(False)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.view = QTreeView(self)
+        self.view.setObjectName("unwindView")
+        self.view.setModel(self.model)
+        self.view.setUniformRowHeights(True)
+        self.view.setAlternatingRowColors(True)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.view.setAllColumnsShowFocus(True)
+        header = self.view.header()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(
+            0,
+            QFontMetrics(theme.mono).horizontalAdvance("STACK CFI 16dd .cfa: $rsp 16 + $r13: .cfa -16 + ^")
+            + 40,
+        )
+        self.setFocusProxy(self.view)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.title)
+        layout.addWidget(self.view)
+
+        self._syncing = False
+        self.view.selectionModel().currentChanged.connect(self._on_current_changed)
+        session.document_changed.connect(self._on_document_changed)
+        session.frame_selected.connect(self._on_frame_selected)
+        session.thread_walked.connect(self._on_thread_walked)
+        session.trace_focus_changed.connect(self._on_focus_changed)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # the step column gets most of the width; results are short, tooltips hold the rest
+        self.view.header().resizeSection(0, max(200, round(self.view.viewport().width() * 0.6)))
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self.model.set_theme(theme)
+        self._expand_defaults()
+
+    # ---- what is shown ----
+
+    @property
+    def shown_frame(self) -> tuple[int, int] | None:
+        """(thread, frame) whose trace is shown."""
+        return self._shown
+
+    def _show(self, thread: int, frame: int) -> None:
+        doc = self.session.document
+        tree = doc.trace_tree(thread, frame) if doc is not None else None
+        self._syncing = True
+        try:
+            self.model.set_tree(tree)
+            self._shown = (thread, frame) if tree is not None else None
+            self._expand_defaults()
+        finally:
+            self._syncing = False
+        if tree is None or doc is None:
+            self.title.setText("No frame selected")
+            return
+        stack = doc.frames(thread)
+        self.title.setText(f"Frame {frame}: {frame_label(stack[frame])}")
+        self.title.setToolTip(self.title.text())
+
+    def _expand_defaults(self) -> None:
+        root = self.model.root
+        if root is None:
+            return
+        for node in root.walk():
+            if node.expanded and node is not root:
+                self.view.expand(self.model.index_of(node))
+
+    @Slot()
+    def _on_document_changed(self) -> None:
+        self._syncing = True
+        try:
+            self.model.set_tree(None)
+            self._shown = None
+        finally:
+            self._syncing = False
+        self.title.setText("No frame selected")
+
+    @Slot(object)
+    def _on_frame_selected(self, ref: object) -> None:
+        if not isinstance(ref, FrameRef):
+            self._on_document_changed()
+            return
+        if (ref.thread, ref.frame) != self._shown:
+            self._show(ref.thread, ref.frame)
+
+    @Slot(int)
+    def _on_thread_walked(self, thread: int) -> None:
+        # the last frame's trace gains "why the walk stopped"
+        if self._shown is not None and self._shown[0] == thread:
+            self._show(*self._shown)
+
+    # ---- focus ----
+
+    def current_node(self) -> TraceNode | None:
+        index = self.view.currentIndex()
+        return self.model.node(index) if index.isValid() else None
+
+    @Slot(object)
+    def _on_focus_changed(self, focus: object) -> None:
+        if not isinstance(focus, TraceFocus):
+            if not self._syncing:
+                self._syncing = True
+                try:
+                    self.view.selectionModel().clearCurrentIndex()
+                    self.view.selectionModel().clearSelection()
+                finally:
+                    self._syncing = False
+            return
+        if (focus.thread, focus.frame) != self._shown:
+            self._show(focus.thread, focus.frame)
+        index = self.model.index_at(focus.path)
+        if not index.isValid():
+            return
+        self._syncing = True
+        try:
+            parent = index.parent()
+            while parent.isValid():
+                self.view.expand(parent)
+                parent = parent.parent()
+            node = self.model.node(index)
+            if node is not None and node.step:
+                self.view.expand(index)  # a rule shows its tokens, a scan its candidates
+            self.view.selectionModel().setCurrentIndex(
+                index,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+            )
+            self.view.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        finally:
+            self._syncing = False
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid() or self._shown is None:
+            return
+        node = self.model.node(current)
+        if node is None:
+            return
+        thread, frame = self._shown
+        self.session.focus_trace(TraceFocus(thread, frame, node.path))
