@@ -102,7 +102,8 @@ def stop():
     result["stalls_over_50ms"] = sum(1 for g in gaps if g - PERIOD > 0.05)
     result["ticks"] = len(ticks)
     result["slowest_apply"] = slowest["apply"]
-    result["frames"] = sum(len(session.document.frames(i)) for i in range(len(session.document.snapshot.threads)))
+    threads = range(len(session.document.snapshot.threads))
+    result["frames"] = sum(len(session.document.frames(i)) for i in threads)
     app.exit(0)
 session.analysis_finished.connect(finished)
 session.analysis_failed.connect(lambda f: (result.update(error=f.message), app.exit(1)))
@@ -122,11 +123,21 @@ print("RESULT " + json.dumps(result))
 
 def run_child(cache: Path, *, profile: bool = False) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        args = [sys.executable, "-c", CHILD, str(DUMP), str(cache), str(Path(tmp) / "s.ini"), "1" if profile else "0"]
+        args = [
+            sys.executable,
+            "-c",
+            CHILD,
+            str(DUMP),
+            str(cache),
+            str(Path(tmp) / "s.ini"),
+            "1" if profile else "0",
+        ]
         args += [str(p) for p in SYMBOLS]
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        done = subprocess.run(args, capture_output=True, text=True, cwd=REPO, env=env, timeout=600, check=False)
+        done = subprocess.run(
+            args, capture_output=True, text=True, cwd=REPO, env=env, timeout=600, check=False
+        )
     for line in done.stdout.splitlines():
         if line.startswith("RESULT "):
             result: dict[str, Any] = json.loads(line[len("RESULT ") :])
@@ -139,9 +150,13 @@ def median(values: list[float]) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--profile", action="store_true", help="print a profile of the main thread (one warm run)")
+    parser.add_argument(
+        "--profile", action="store_true", help="print a profile of the main thread (one warm run)"
+    )
     options = parser.parse_args()
     missing = [p for p in (DUMP, *SYMBOLS) if not p.exists()]
     if missing:
@@ -161,8 +176,13 @@ def main() -> int:
             rows["warm"].append(run_child(warm))
         if options.profile:
             print(run_child(warm, profile=True).get("profile", ""))
-    print(f"GUI responsiveness, torch-autograd ({rows['warm'][0]['frames']} frames), median of {options.runs} runs")
-    print(f"{'cache':<6} {'longest stall':>14} {'stalls>50ms':>12} {'first frame':>12} {'walk done':>10} {'slowest apply':>14}")
+    frames = rows["warm"][0]["frames"]
+    print(f"GUI responsiveness, torch-autograd ({frames} frames), median of {options.runs} runs")
+    header = ("cache", "longest stall", "stalls>50ms", "first frame", "walk done", "slowest apply")
+    print(
+        f"{header[0]:<6} "
+        + " ".join(f"{h:>{w}}" for h, w in zip(header[1:], (14, 12, 12, 10, 14), strict=True))
+    )
     for name, results in rows.items():
         stall = median([r["max_stall"] * 1000 for r in results])
         over = median([r["stalls_over_50ms"] for r in results])
