@@ -423,6 +423,8 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
             threads = yield from _forward(walk, tracker)
         else:
             threads = yield from _forward_from_thread(walk, tracker, cancel, walk_cancel)
+            # downloads the walk did not need in the end are stopped, not waited for
+            server_supplier.stop_downloads()
         yield from tracker.changes()
         modules = tuple(replace(entry, symbols=tracker.summary(entry.index)) for entry in state.modules)
         problems = state.problems + _symbol_problems(modules)
@@ -480,6 +482,9 @@ class _SymbolTracker:
                     if self.downloads.get(key) != status:
                         self.downloads[key] = status
                         changed.update(self.key_to_index.get(key, ()))
+                for key in self.downloads.keys() - statuses.keys():  # dropped prefetches
+                    del self.downloads[key]
+                    changed.update(self.key_to_index.get(key, ()))
         for index in sorted(changed):
             summary = self.requested.get(index, NOT_REQUESTED)
             download = self.downloads.get(self.key_of[index])

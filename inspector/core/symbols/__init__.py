@@ -70,6 +70,7 @@ from inspector.core.symbols.records import (
     StackWinType,
     SymbolInfo,
 )
+from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
 from inspector.core.symbols.supplier import (
     Located,
     ModuleSymbols,
@@ -77,7 +78,6 @@ from inspector.core.symbols.supplier import (
     SymbolStatus,
     SymbolSupplier,
 )
-from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
 from inspector.core.symbols.symbol_file import SymbolFile
 from inspector.core.symbols.symbolizer import ModuleKey, Symbolizer, SymbolProgress, module_key
 

@@ -370,8 +370,9 @@ class ServerSymbolSupplier(SymbolSupplier):
 
     # ---- the end ----------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Stop downloads still running or queued (their partial files are removed); keep the cache."""
+    def stop_downloads(self) -> None:
+        """Stop downloads still running or queued (their partial files are removed, their statuses
+        dropped: a prefetch nobody needed in the end is as if it had never been queued)."""
         with self._lock:
             if self._closed:
                 return
@@ -385,13 +386,19 @@ class ServerSymbolSupplier(SymbolSupplier):
         deadline = time.monotonic() + 0.5
         for worker in workers:
             worker.join(timeout=max(0.0, deadline - time.monotonic()))
-        if self._fetcher is not None:
-            self._fetcher.close()
         with self._lock:
             for key, job in self._jobs.items():
-                if not job.done.is_set():
+                if not job.done.is_set() or job.status is None or not job.status.state.settled:
                     job.status = DownloadStatus(DownloadState.CANCELLED)
-                    self._statuses[key] = job.status
+                    self._statuses.pop(key, None)
+                    self._version += 1
                     job.done.set()
+
+    def close(self) -> None:
+        """Stop downloads (`stop_downloads`) and remove the temporary cache, if any; keep a real one."""
+        self.stop_downloads()
+        if self._fetcher is not None:
+            self._fetcher.close()
         if self._temp_root is not None:
             shutil.rmtree(self._temp_root, ignore_errors=True)
+            self._temp_root = None
