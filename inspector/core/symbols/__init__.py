@@ -30,7 +30,7 @@ Public API (the stackwalker's entry point is `Symbolizer`):
 
 from __future__ import annotations
 
-from inspector.core.symbols.cache import IndexCache, default_cache_directory
+from inspector.core.symbols.cache import IndexCache, default_cache_directory, default_download_directory
 from inspector.core.symbols.download_cache import DownloadCache, unsafe_component_reason
 from inspector.core.symbols.errors import IndexCacheError, SymbolFileUnreadable
 from inspector.core.symbols.http_fetch import (
@@ -123,6 +123,7 @@ __all__ = [
     "Symbolizer",
     "compose_cfi_rules",
     "default_cache_directory",
+    "default_download_directory",
     "evaluate_cfi",
     "evaluate_win",
     "module_key",
