@@ -571,7 +571,8 @@ def _forward(
         try:
             item = next(walk)
         except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
+            threads: list[CallStack] = stop.value
+            return threads
         yield from _emit(item, tracker)
 
 

@@ -18,17 +18,26 @@ from pathlib import Path
 from inspector.core.minidump import CpuContext, MemoryRegion, MemoryView, Minidump, Module, ModuleList
 from inspector.core.minidump.errors import StreamProblem
 from inspector.core.minidump.format import stream_type_name
-from inspector.core.symbols import ModuleSymbols, PathProblem, SymbolStatus
+from inspector.core.symbols import (
+    DownloadState,
+    DownloadStatus,
+    ModuleSymbols,
+    PathProblem,
+    SymbolServerOptions,
+    SymbolStatus,
+)
 from inspector.core.types import Cpu, Os, format_address
 
 
 @dataclass(frozen=True, slots=True)
 class AnalysisRequest:
-    """What to analyse: a dump, the symbol paths to search (in order) and where symbol indexes are cached."""
+    """What to analyse: a dump, the symbol paths to search (in order), where symbol indexes are
+    cached, and the symbol servers to download missing files from (None: none)."""
 
     dump_path: Path
     symbol_paths: tuple[Path, ...] = ()
     cache_dir: Path | None = None
+    symbol_servers: SymbolServerOptions | None = None
 
 
 # ---- the dump as the reader saw it ----------------------------------------------------------------
@@ -294,6 +303,9 @@ class ModuleSymbolState:
     damage_summary: str = ""
     error: str | None = None
     load_seconds: float = 0.0
+    #: symbol servers: the module's download (queued, downloading, downloaded, not on server, failed)
+    download: DownloadStatus | None = None
+    symbol_url: str | None = None
 
     @classmethod
     def from_result(cls, result: ModuleSymbols) -> ModuleSymbolState:
@@ -307,11 +319,30 @@ class ModuleSymbolState:
             damage_summary=damage.summary() if damage is not None and damage.damaged else "",
             error=result.error,
             load_seconds=result.load_seconds,
+            download=result.download,
+            symbol_url=result.symbol_url if result.found else None,
         )
+
+    @classmethod
+    def downloading(cls, download: DownloadStatus) -> ModuleSymbolState:
+        """A module not looked up yet whose download is under way (or over): still pending."""
+        return cls(SymbolLoadState.PENDING, download=download)
 
     @property
     def text(self) -> str:
-        """The Symbols column: `loaded`, `missing`, `damaged (3 lines)`, `unreadable: …`."""
+        """The Symbols column: `loaded`, `missing`, `damaged (3 lines)`, `unreadable: …`, and with
+        servers `downloading (40 %)`, `loaded, downloaded from URL`, `not on server`, `failed: …`."""
+        download = self.download
+        if download is not None:
+            if not self.state.settled or not download.state.settled:
+                return download.text
+            if download.state in (DownloadState.NOT_ON_SERVER, DownloadState.FAILED, DownloadState.OFFLINE):
+                return download.text
+            if self.state is SymbolLoadState.LOADED and download.state is DownloadState.DOWNLOADED:
+                return f"loaded, {download.text}"
+        return self._plain_text()
+
+    def _plain_text(self) -> str:
         state = self.state
         if state is SymbolLoadState.DAMAGED:
             lines = "line" if self.damaged_lines == 1 else "lines"
@@ -329,8 +360,21 @@ class ModuleSymbolState:
             lines.append(f"Loaded from {self.path}")
             if self.found_by:
                 lines.append(f"(found by {self.found_by})")
+            if self.symbol_url:
+                lines.append(f"Downloaded from {self.symbol_url}")
             if self.damage_summary:
                 lines.append(self.damage_summary)
+        elif self.download is not None and (not state.settled or state is SymbolLoadState.MISSING):
+            lines.append(self.download.text.capitalize())
+            if self.download.attempts:
+                lines.append("Requests:")
+                lines.extend(
+                    f"  {a.url}: {a.outcome}{f' ({a.reason})' if a.reason else ''}"
+                    for a in self.download.attempts
+                )
+            if state is SymbolLoadState.MISSING and self.tried:
+                lines.append("Paths tried:")
+                lines.extend(f"  {p}" for p in self.tried if "://" not in p)
         elif state is SymbolLoadState.MISSING:
             lines.append("No symbol file found. Paths tried:" if self.tried else "No symbol paths are set.")
             lines.extend(f"  {p}" for p in self.tried)

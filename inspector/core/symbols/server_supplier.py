@@ -171,6 +171,10 @@ class ServerSymbolSupplier(SymbolSupplier):
             return local
         lookups = lookups_for(module)
         tried = list(local.tried)
+        with self._lock:
+            queued = self._jobs.get(module_key(module))
+        if queued is not None:  # a prefetch (maybe done already): its outcome, not "cached"
+            return self._await(queued, tried, cancel)
         for lookup in lookups:
             cached = self.download_cache.find(lookup)
             if lookup.unsafe_reason is None:
@@ -190,7 +194,11 @@ class ServerSymbolSupplier(SymbolSupplier):
             if self.servers:
                 self._set_status(module_key(module), status)
             return Located(None, tuple(tried), download=status if self.servers else None)
-        job = self._submit(module_key(module), safe, _URGENT)
+        return self._await(self._submit(module_key(module), safe, _URGENT), tried, cancel)
+
+    def _await(self, job: _Job, tried: list[str], cancel: CancelToken) -> Located:
+        if not job.done.is_set():
+            self._submit(job.key, job.lookups, _URGENT)  # to the front of the queue
         while not job.done.wait(0.05):
             cancel.check()
         outcome = job.status
@@ -199,8 +207,9 @@ class ServerSymbolSupplier(SymbolSupplier):
             with self._lock:
                 if self._jobs.get(job.key) is job:
                     del self._jobs[job.key]  # a later request may try again
-            cancel.check()
-            raise Cancelled()
+            cancel.check()  # the caller cancelled: say so
+            # stopped by `stop_downloads`/`close`: for this caller the file is just not there
+            return Located(None, tuple(tried), download=outcome)
         tried.extend(a.url for a in outcome.attempts)
         if job.path is None:
             return Located(None, tuple(tried), download=outcome)
@@ -229,6 +238,12 @@ class ServerSymbolSupplier(SymbolSupplier):
                 queued += 1
         return queued
 
+    def wait_for(self, module: ModuleIdentity, timeout: float) -> bool:
+        """Wait up to `timeout` s for the module's queued or running download; True when none is left."""
+        with self._lock:
+            job = self._jobs.get(module_key(module))
+        return job is None or job.done.wait(timeout)
+
     # ---- statuses ------------------------------------------------------------------------
 
     def download_statuses(self) -> tuple[int, dict[_Key, DownloadStatus]]:
@@ -253,6 +268,10 @@ class ServerSymbolSupplier(SymbolSupplier):
             job = self._jobs.get(key)
             if job is None:
                 job = self._jobs[key] = _Job(key, lookups)
+                if self._closed:
+                    job.status = DownloadStatus(DownloadState.CANCELLED)
+                    job.done.set()
+                    return job
                 self._statuses[key] = DownloadStatus(DownloadState.QUEUED)
                 self._version += 1
             elif job.started or priority != _URGENT:

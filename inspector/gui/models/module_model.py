@@ -42,7 +42,8 @@ class ModuleTableModel(QAbstractTableModel):
         "File version recorded in the dump",
         "Debug file (PDB or ELF name) symbols are looked up by",
         "Breakpad debug identifier",
-        "Symbol status: loaded, missing (with the paths tried), damaged (with counts)",
+        "Symbol status: loaded, missing (with the paths tried), damaged (with counts); with symbol "
+        "servers: downloading, downloaded from URL, not on server, failed (with the reason)",
         "The .sym file used",
     )
     _MONO = frozenset({COL_BASE, COL_END, COL_DEBUG_ID})
@@ -150,7 +151,7 @@ class ModuleTableModel(QAbstractTableModel):
     def _shown_state(self, state: ModuleSymbolState | None) -> str:
         if state is None:
             return ""
-        if state.state is SymbolLoadState.PENDING:
+        if state.state is SymbolLoadState.PENDING and state.download is None:
             doc = self._document
             running = doc is not None and doc.status is AnalysisStatus.RUNNING
             return "pending" if running else "not requested"
