@@ -71,6 +71,11 @@ class Behaviour:
     body: bytes | None = None  # serve this for every path that is not in the tree
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # a client that hangs up (a cancelled download) is part of the tests
+
+
 class SymbolHttpServer:
     def __init__(self, roots: tuple[Path, ...] = SYMBOL_TREES) -> None:
         self.roots = roots
@@ -90,7 +95,7 @@ class SymbolHttpServer:
             def do_GET(self) -> None:
                 outer._handle(self)
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.origin = f"http://127.0.0.1:{self.port}"

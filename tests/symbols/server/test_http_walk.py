@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 
+import pytest
+
+from inspector.core.cancel import CancelToken
+from inspector.core.errors import Cancelled
 from inspector.core.process import (
     Finished,
     ProcessOptions,
@@ -155,3 +160,20 @@ def test_a_walk_of_a_multithreaded_crash_prefetches_what_it_needs(
     )
     remote = render_json(process(dump, options))
     assert _frames(remote) == _frames(local)
+
+
+def test_cancel_during_a_download_stops_the_walk(tmp_path: Path, server: SymbolHttpServer) -> None:
+    server.behaviour.stall = 1.5
+    cancel = CancelToken()
+    options = ProcessOptions(
+        use_symbols_cache=False, symbol_servers=options_for(server, cache=tmp_path / "cache")
+    )
+    events = process_events(SAMPLE_DUMP, options, cancel=cancel)
+    next(events)  # DumpLoaded: downloads are queued now
+    threading.Timer(0.2, cancel.cancel).start()
+    started = time.monotonic()
+    with pytest.raises(Cancelled):
+        for _ in events:
+            pass
+    assert time.monotonic() - started < 1.4, "cancel does not wait for the stalled server"
+    assert not list((tmp_path / "cache").rglob("*.sym"))
