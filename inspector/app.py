@@ -141,7 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.dump is None:
         session_symbols.append(sample_symbols())
 
-    session = Session(cache_dir=settings.effective_cache_dir())
+    session = Session(
+        cache_dir=settings.effective_cache_dir(), symbol_servers=settings.symbol_server_options()
+    )
     window = MainWindow(
         session,
         settings,

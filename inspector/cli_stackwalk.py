@@ -5,15 +5,26 @@ crashing thread), `--json` (rust-minidump's JSON, `--pretty` to indent), `--mach
 (Breakpad's `-f machine` pipe format). `--trace` adds, under each frame of the human report,
 how it was found. Exit status: 0 on success, 1 with one line on stderr when the dump cannot
 be used, 2 on a usage error.
+
+Symbol servers (`--symbols-url`, repeatable) are asked for what the symbol paths lack; files
+are kept under `--symbols-cache DIR`/symbols (indexes under DIR/index); the bearer token of a
+server comes from `CRASH_INSPECTOR_TOKEN_<HOST>[_<PORT>]`. The HTTP client is imported only
+when a server is configured.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspector.core.errors import InspectorError
+
+if TYPE_CHECKING:
+    from inspector.core.symbols import SymbolServerOptions
 
 EXIT_OK = 0
 EXIT_UNUSABLE = 1
@@ -65,9 +76,43 @@ def _parser() -> argparse.ArgumentParser:
         help="human report: show how each frame was found (strategies, rules, words)",
     )
     parser.add_argument(
-        "--symbols-cache", metavar="DIR", help="directory for symbol indexes (default: user cache)"
+        "--symbols-cache",
+        metavar="DIR",
+        help="cache folder: symbol indexes in DIR/index, downloaded symbols in DIR/symbols "
+        "(default: the user cache folder)",
     )
-    parser.add_argument("--no-symbols-cache", action="store_true", help="do not read or write symbol indexes")
+    parser.add_argument(
+        "--no-symbols-cache",
+        action="store_true",
+        help="keep nothing: no symbol indexes, downloads only in a temporary folder for this run",
+    )
+    parser.add_argument(
+        "--symbols-url",
+        metavar="URL",
+        action="append",
+        default=[],
+        help="a symbol server (BASE/<debug file>/<DEBUG ID>/<name>.sym), tried in order after the symbol "
+        "paths (repeatable); its bearer token is read from CRASH_INSPECTOR_TOKEN_<HOST>[_<PORT>]",
+    )
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="download nothing; use only symbols already in the download cache",
+    )
+    parser.add_argument(
+        "--symbols-download-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=1000.0,
+        help="the longest one symbol download may take, retries included (default: 1000)",
+    )
+    parser.add_argument(
+        "--symbols-max-download",
+        metavar="MB",
+        type=float,
+        default=2048.0,
+        help="refuse symbol files larger than this many megabytes (default: 2048)",
+    )
     parser.add_argument(
         "--symbols-path",
         metavar="PATH",
@@ -103,6 +148,16 @@ def _check(args: argparse.Namespace) -> None:
         raise _UsageError("--symbols-cache and --no-symbols-cache contradict each other")
     if args.max_frames is not None and args.max_frames < 1:
         raise _UsageError("--max-frames must be at least 1")
+    if not args.symbols_download_timeout > 0:
+        raise _UsageError("--symbols-download-timeout must be more than 0 seconds")
+    if not args.symbols_max_download > 0:
+        raise _UsageError("--symbols-max-download must be more than 0 MB")
+    from inspector.core.symbols.http_fetch import url_problem
+
+    for url in args.symbols_url:
+        problem = url_problem(url)
+        if problem is not None:
+            raise _UsageError(f"--symbols-url {url}: {problem}")
 
 
 def run(argv: list[str]) -> int:
@@ -141,16 +196,47 @@ def run(argv: list[str]) -> int:
     return EXIT_OK
 
 
+def _servers(args: argparse.Namespace, cache: Path | None) -> SymbolServerOptions | None:
+    """The symbol-server options, or None when neither a server nor `--offline` is given."""
+    if not args.symbols_url and not args.offline:
+        return None
+    from inspector.core.symbols import (
+        FetchPolicy,
+        SymbolServer,
+        SymbolServerOptions,
+        default_download_directory,
+        token_from_environment,
+    )
+
+    if args.no_symbols_cache:
+        downloads = None  # a temporary folder, removed after the run
+    elif cache is not None:
+        downloads = cache / "symbols"
+    else:
+        downloads = default_download_directory()
+    return SymbolServerOptions(
+        servers=tuple(SymbolServer(url, token_from_environment(url, os.environ)) for url in args.symbols_url),
+        cache_dir=downloads,
+        offline=args.offline,
+        fetch=FetchPolicy(
+            total_timeout=args.symbols_download_timeout,
+            max_bytes=int(args.symbols_max_download * 1024 * 1024),
+        ),
+    )
+
+
 def _report(args: argparse.Namespace) -> str:
     from inspector.core.process import ProcessOptions, process
     from inspector.core.unwind import WalkOptions, WalkPolicy
 
     walk = WalkOptions(policy=WalkPolicy(args.policy), max_frames=args.max_frames)
+    cache = Path(args.symbols_cache) if args.symbols_cache else None
     options = ProcessOptions(
         symbol_paths=(*args.symbol_paths, *args.symbols_path),
-        symbols_cache=args.symbols_cache,
+        symbols_cache=None if cache is None else cache / "index",
         use_symbols_cache=not args.no_symbols_cache,
         walk=walk,
+        symbol_servers=_servers(args, cache),
     )
     state = process(args.dump, options)
     if args.format == "json":

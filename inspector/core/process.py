@@ -5,15 +5,22 @@
 * `DumpLoaded(state)` — right after the dump is read: system and crash info, modules,
   memory, and every thread with only its context frame (nothing unwound yet);
 * while walking (crashing thread first, then the others in dump order):
-  `SymbolsLoaded(module_index, symbols)` when a module's symbols were looked for,
+  `SymbolsLoaded(module_index, symbols)` when a module's symbols were looked for, and
+  with symbol servers also whenever its download changes (queued, downloading with
+  the bytes received, downloaded, not on server, failed);
   `FrameWalked(thread_index, frame)` for every frame as soon as it is known,
   `ThreadWalked(thread_index, call_stack)` when a thread is done, and
-  `Progress(...)` after each thread;
+  `Progress(...)` after each thread (and, with servers, as downloads go);
 * `Finished(state)` with everything.
 
 The cancel token is checked between frames (`Cancelled` is raised). Every event carries
 only frozen data, so a GUI worker can forward it to the UI thread as it is. `process(...)`
 drains the generator and returns the final state.
+
+With symbol servers (`ProcessOptions.symbol_servers`), the modules that the threads'
+registers and stack words point into are queued for download before the walk starts
+(`ServerSymbolSupplier.prefetch`, at most `parallel` at once), and the walk runs on a
+helper thread so that download events keep coming while it waits for a file.
 
 The dump must have a thread list and a system info stream (as for rust-minidump);
 otherwise `MinidumpError` is raised before anything is yielded.
@@ -24,7 +31,9 @@ from __future__ import annotations
 import enum
 import logging
 import os
-from collections.abc import Iterator
+import queue
+import threading
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field, replace
 
 from inspector.core.cancel import NEVER, CancelToken
@@ -46,9 +55,13 @@ from inspector.core.minidump.errors import BadData
 from inspector.core.minidump.mozilla import ProcLimit
 from inspector.core.symbols import (
     DamageReport,
+    DownloadState,
+    DownloadStatus,
     IndexCache,
     ModuleSymbols,
+    ServerSymbolSupplier,
     Symbolizer,
+    SymbolServerOptions,
     SymbolStatus,
     SymbolSupplier,
     module_key,
@@ -79,6 +92,8 @@ class ProcessOptions:
     `symbols_cache`: the index cache directory (None: the user cache directory);
     `use_symbols_cache=False` keeps no cache. `code_id_fallback`: also look symbols up by
     code id (rust-minidump does that only with a symbol server, so it is off by default).
+    `symbol_servers`: servers to download missing symbol files from, into a download
+    cache searched after the symbol paths (None or no servers and no cache: none).
     """
 
     symbol_paths: tuple[str | os.PathLike[str], ...] = ()
@@ -86,6 +101,11 @@ class ProcessOptions:
     use_symbols_cache: bool = True
     code_id_fallback: bool = False
     walk: WalkOptions = field(default_factory=WalkOptions)
+    symbol_servers: SymbolServerOptions | None = None
+
+    @property
+    def uses_servers(self) -> bool:
+        return self.symbol_servers is not None and self.symbol_servers.enabled
 
     def index_cache(self) -> IndexCache:
         if not self.use_symbols_cache:
@@ -154,6 +174,7 @@ class ModuleSymbolSummary:
     symbol_url: str | None = None
     load_seconds: float = 0.0
     rust_minidump_rejects: bool = False  # rust-minidump would refuse this file (we read it)
+    download: DownloadStatus | None = None  # symbol servers: the module's download, even if not requested
 
     @property
     def requested(self) -> bool:
@@ -175,9 +196,6 @@ class ModuleSymbolSummary:
 
     @classmethod
     def of(cls, symbols: ModuleSymbols) -> ModuleSymbolSummary:
-        url = None
-        if symbols.symbol_file is not None:
-            url = symbols.symbol_file.info.url
         return cls(
             _STATE_BY_STATUS[symbols.status],
             None if symbols.path is None else str(symbols.path),
@@ -185,10 +203,25 @@ class ModuleSymbolSummary:
             symbols.found_by,
             symbols.damage,
             symbols.error,
-            url,
+            symbols.symbol_url if symbols.symbol_file is not None else None,
             symbols.load_seconds,
             symbols.rust_minidump_corrupt,
+            symbols.download,
         )
+
+    @property
+    def status_text(self) -> str:
+        """One line for people: the symbol state, with the download's when there is one."""
+        download = self.download
+        if download is None:
+            return self.state.value
+        if self.state is SymbolState.NOT_REQUESTED or not download.state.settled:
+            return download.text
+        if self.loaded and download.state is DownloadState.CACHED:
+            return f"{self.state.value} (download cache{', ' + self.symbol_url if self.symbol_url else ''})"
+        if self.loaded:
+            return f"{self.state.value}, {download.text}"
+        return download.text
 
 
 NOT_REQUESTED = ModuleSymbolSummary(SymbolState.NOT_REQUESTED)
@@ -295,6 +328,9 @@ class Progress:
     symbols_loaded: int
     threads_walked: int
     threads_total: int
+    downloads_active: int = 0  # queued or running
+    downloads_done: int = 0  # finished, whatever the outcome
+    downloads_failed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,87 +383,302 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
     if dump.system_info is None or dump.strictly_rejected(StreamType.SystemInfoStream):
         raise BadData("the dump has no readable system info: the CPU is unknown")
     dump.parse_all()
-    supplier = SymbolSupplier(
-        options.symbol_paths, cache=options.index_cache(), code_id_fallback=options.code_id_fallback
-    )
-    # Without symbol paths there is no symbolizer at all (as minidump-stackwalk): no module
-    # counts as "looked for", so none is reported missing.
-    symbolizer = Symbolizer(supplier, cancel=cancel) if options.symbol_paths else None
-    state = _unwalked_state(dump, options, supplier)
-    yield DumpLoaded(state)
-    env = WalkEnvironment(
-        cpu=dump.cpu, os=dump.os, modules=dump.modules, symbolizer=symbolizer, options=options.walk
-    )
-    key_to_index: dict[tuple[str, str, str, str], list[int]] = {}
-    for entry in state.modules:
-        key_to_index.setdefault(module_key(entry.module), []).append(entry.index)
-    module_symbols: dict[int, ModuleSymbolSummary] = {}
-    seen_loaded = 0
-
-    def new_symbols() -> Iterator[SymbolsLoaded]:
-        nonlocal seen_loaded
-        if symbolizer is None:
-            return
-        progress = symbolizer.progress
-        if progress.loaded == seen_loaded:
-            return
-        seen_loaded = progress.loaded
-        for key, symbols in symbolizer.statuses().items():
-            for index in key_to_index.get(key, ()):
-                if index not in module_symbols:
-                    summary = ModuleSymbolSummary.of(symbols)
-                    module_symbols[index] = summary
-                    yield SymbolsLoaded(index, summary)
-
-    threads = list(state.threads)
-    order = list(range(len(threads)))
-    if state.requesting_thread is not None:
-        order.remove(state.requesting_thread)
-        order.insert(0, state.requesting_thread)
-    walked = 0
-    try:
-        for thread_index in order:
-            stack = threads[thread_index]
-            if stack.info is CallStackInfo.OK:
-                thread = dump.threads[thread_index]
-                context = dump.thread_context(thread)
-                assert context is not None
-                region = dump.stack_region_for(thread, context)
-                frames: list[StackFrame] = []
-                termination: Termination | None = None
-                for event in walk_stack(
-                    context, region, env, unloaded_modules=dump.unloaded_modules, cancel=cancel
-                ):
-                    if isinstance(event, Termination):
-                        termination = event
-                        break
-                    frames.append(event)
-                    yield from new_symbols()
-                    yield FrameWalked(thread_index, event)
-                stack = replace(
-                    stack,
-                    frames=tuple(frames),
-                    termination=termination,
-                    stack_region=None if region is None else AddressRange(region.base, region.end),
-                )
-                threads[thread_index] = stack
-            walked += 1
-            yield ThreadWalked(thread_index, stack)
-            if symbolizer is None:
-                yield Progress(0, 0, walked, len(threads))
-            else:
-                progress = symbolizer.progress
-                yield Progress(progress.requested, progress.loaded, walked, len(threads))
-        yield from new_symbols()
-        modules = tuple(
-            replace(entry, symbols=module_symbols.get(entry.index, NOT_REQUESTED)) for entry in state.modules
+    # With servers the walk runs on a helper thread; its own token lets us stop it when
+    # our consumer stops early (the caller's token cancels it too).
+    walk_cancel = cancel.child() if options.uses_servers else cancel
+    supplier: SymbolSupplier
+    servers = options.symbol_servers
+    if servers is not None and options.uses_servers:
+        supplier = ServerSymbolSupplier(
+            options.symbol_paths,
+            servers,
+            cache=options.index_cache(),
+            code_id_fallback=options.code_id_fallback,
+            cancel=walk_cancel,
         )
+    else:
+        supplier = SymbolSupplier(
+            options.symbol_paths, cache=options.index_cache(), code_id_fallback=options.code_id_fallback
+        )
+    # Without symbol paths (or servers) there is no symbolizer at all (as minidump-stackwalk):
+    # no module counts as "looked for", so none is reported missing.
+    symbolizer = (
+        Symbolizer(supplier, cancel=walk_cancel) if options.symbol_paths or options.uses_servers else None
+    )
+    try:
+        state = _unwalked_state(dump, options, supplier)
+        yield DumpLoaded(state)
+        order = list(range(len(state.threads)))
+        if state.requesting_thread is not None:
+            order.remove(state.requesting_thread)
+            order.insert(0, state.requesting_thread)
+        server_supplier = supplier if isinstance(supplier, ServerSymbolSupplier) else None
+        if server_supplier is not None and server_supplier.options.prefetch:
+            server_supplier.prefetch(_modules_pointed_at(dump, order))
+        tracker = _SymbolTracker(state, symbolizer, server_supplier)
+        walk = _walk_threads(
+            dump, state=state, order=order, symbolizer=symbolizer, options=options, cancel=walk_cancel
+        )
+        if server_supplier is None:
+            threads = yield from _forward(walk, tracker)
+        else:
+            threads = yield from _forward_from_thread(walk, tracker, cancel, walk_cancel)
+            # downloads the walk did not need in the end are stopped, not waited for
+            server_supplier.stop_downloads()
+        yield from tracker.changes()
+        modules = tuple(replace(entry, symbols=tracker.summary(entry.index)) for entry in state.modules)
         problems = state.problems + _symbol_problems(modules)
         final = replace(state, threads=tuple(threads), modules=modules, problems=problems, walked=True)
         yield Finished(final)
     finally:
         if symbolizer is not None:
             symbolizer.close()
+        else:
+            supplier.close()
+
+
+class _SymbolTracker:
+    """Turns the symbolizer's and the downloads' states into `SymbolsLoaded` / `Progress` events."""
+
+    def __init__(
+        self, state: ProcessState, symbolizer: Symbolizer | None, supplier: ServerSymbolSupplier | None
+    ) -> None:
+        self.symbolizer = symbolizer
+        self.supplier = supplier
+        self.key_of = {entry.index: module_key(entry.module) for entry in state.modules}
+        self.key_to_index: dict[tuple[str, str, str, str], list[int]] = {}
+        for index, key in self.key_of.items():
+            self.key_to_index.setdefault(key, []).append(index)
+        self.requested: dict[int, ModuleSymbolSummary] = {}
+        self.shown: dict[int, ModuleSymbolSummary] = {}
+        self.downloads: dict[tuple[str, str, str, str], DownloadStatus] = {}
+        self.seen_loaded = 0
+        self.seen_downloads = -1
+        self.threads_walked = 0
+        self.threads_total = len(state.threads)
+
+    def summary(self, index: int) -> ModuleSymbolSummary:
+        """The module's final summary: what the walk asked for, with its latest download."""
+        return self.shown.get(index, NOT_REQUESTED)
+
+    def changes(self) -> Iterator[ProcessEvent]:
+        """Events for what changed since the last call (cheap when nothing did)."""
+        changed: set[int] = set()
+        symbolizer = self.symbolizer
+        if symbolizer is not None:
+            progress = symbolizer.progress
+            if progress.loaded != self.seen_loaded:
+                self.seen_loaded = progress.loaded
+                for key, symbols in symbolizer.statuses().items():
+                    for index in self.key_to_index.get(key, ()):
+                        if index not in self.requested:
+                            self.requested[index] = ModuleSymbolSummary.of(symbols)
+                            changed.add(index)
+        if self.supplier is not None:
+            version, statuses = self.supplier.download_statuses()
+            if version != self.seen_downloads:
+                self.seen_downloads = version
+                for key, status in statuses.items():
+                    if self.downloads.get(key) != status:
+                        self.downloads[key] = status
+                        changed.update(self.key_to_index.get(key, ()))
+                for key in self.downloads.keys() - statuses.keys():  # dropped prefetches
+                    del self.downloads[key]
+                    changed.update(self.key_to_index.get(key, ()))
+        for index in sorted(changed):
+            summary = self.requested.get(index, NOT_REQUESTED)
+            download = self.downloads.get(self.key_of[index])
+            if download is not None and (summary.download is None or not summary.requested):
+                summary = replace(summary, download=download)
+            if self.shown.get(index) != summary:
+                self.shown[index] = summary
+                yield SymbolsLoaded(index, summary)
+        if changed and self.supplier is not None:
+            yield self.progress()
+
+    def progress(self) -> Progress:
+        requested = loaded = 0
+        if self.symbolizer is not None:
+            p = self.symbolizer.progress
+            requested, loaded = p.requested, p.loaded
+        active = done = failed = 0
+        for status in self.downloads.values():
+            if not status.state.settled:
+                active += 1
+            elif status.state in (DownloadState.DOWNLOADED, DownloadState.NOT_ON_SERVER):
+                done += 1
+            elif status.state is DownloadState.FAILED:
+                done += 1
+                failed += 1
+        return Progress(requested, loaded, self.threads_walked, self.threads_total, active, done, failed)
+
+
+@dataclass(frozen=True, slots=True)
+class _ThreadDone:
+    """The walk finished a thread (the progress event is made by the tracker)."""
+
+
+_WalkItem = FrameWalked | ThreadWalked | _ThreadDone
+
+
+def _walk_threads(
+    dump: Minidump,
+    *,
+    state: ProcessState,
+    order: list[int],
+    symbolizer: Symbolizer | None,
+    options: ProcessOptions,
+    cancel: CancelToken,
+) -> Generator[_WalkItem, None, list[CallStack]]:
+    env = WalkEnvironment(
+        cpu=dump.cpu, os=dump.os, modules=dump.modules, symbolizer=symbolizer, options=options.walk
+    )
+    threads = list(state.threads)
+    for thread_index in order:
+        stack = threads[thread_index]
+        if stack.info is CallStackInfo.OK:
+            thread = dump.threads[thread_index]
+            context = dump.thread_context(thread)
+            assert context is not None
+            region = dump.stack_region_for(thread, context)
+            frames: list[StackFrame] = []
+            termination: Termination | None = None
+            for event in walk_stack(
+                context, region, env, unloaded_modules=dump.unloaded_modules, cancel=cancel
+            ):
+                if isinstance(event, Termination):
+                    termination = event
+                    break
+                frames.append(event)
+                yield FrameWalked(thread_index, event)
+            stack = replace(
+                stack,
+                frames=tuple(frames),
+                termination=termination,
+                stack_region=None if region is None else AddressRange(region.base, region.end),
+            )
+            threads[thread_index] = stack
+        yield ThreadWalked(thread_index, stack)
+        yield _ThreadDone()
+    return threads
+
+
+def _forward(
+    walk: Generator[_WalkItem, None, list[CallStack]], tracker: _SymbolTracker
+) -> Generator[ProcessEvent, None, list[CallStack]]:
+    """The walk's events in this thread, each preceded by the symbol changes it caused."""
+    while True:
+        try:
+            item = next(walk)
+        except StopIteration as stop:
+            threads: list[CallStack] = stop.value
+            return threads
+        yield from _emit(item, tracker)
+
+
+def _emit(item: _WalkItem, tracker: _SymbolTracker) -> Iterator[ProcessEvent]:
+    yield from tracker.changes()
+    if isinstance(item, _ThreadDone):
+        tracker.threads_walked += 1
+        yield tracker.progress()
+    else:
+        yield item
+
+
+_POLL_SECONDS = 0.1
+
+
+def _forward_from_thread(
+    walk: Generator[_WalkItem, None, list[CallStack]],
+    tracker: _SymbolTracker,
+    cancel: CancelToken,
+    walk_cancel: CancelToken,
+) -> Generator[ProcessEvent, None, list[CallStack]]:
+    """Run the walk on a helper thread; forward its events, and download events while it waits."""
+    items: queue.Queue[tuple[str, object]] = queue.Queue(maxsize=256)
+
+    def put(kind: str, value: object) -> None:
+        while True:
+            try:
+                items.put((kind, value), timeout=_POLL_SECONDS)
+                return
+            except queue.Full:
+                if walk_cancel.cancelled:
+                    return
+
+    def run() -> None:
+        try:
+            while True:
+                try:
+                    item = next(walk)
+                except StopIteration as stop:
+                    put("done", stop.value)
+                    return
+                put("item", item)
+        except BaseException as exc:  # handed to the consuming thread, which raises it
+            put("error", exc)
+
+    worker = threading.Thread(target=run, name="stackwalk", daemon=True)
+    worker.start()
+    try:
+        while True:
+            try:
+                kind, value = items.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                if cancel.cancelled:
+                    walk_cancel.cancel()
+                yield from tracker.changes()
+                continue
+            if kind == "done":
+                return value  # type: ignore[return-value]
+            if kind == "error":
+                assert isinstance(value, BaseException)
+                raise value
+            yield from _emit(value, tracker)  # type: ignore[arg-type]
+    finally:
+        if worker.is_alive():  # our consumer stopped early: stop the walk too
+            walk_cancel.cancel()
+        worker.join()
+
+
+def _modules_pointed_at(dump: Minidump, order: list[int], stack_bytes: int = 64 * 1024) -> list[Module]:
+    """Modules a walk is likely to need, most urgent first: for each thread (crashing first)
+    the module of its instruction pointer, of its other registers, then of the words on its
+    stack from the stack pointer up (the return addresses CFI, frame pointers and scans read).
+    """
+    modules = dump.modules
+    out: list[Module] = []
+    seen: set[int] = set()
+
+    def add(value: int) -> None:
+        index = modules.index_at(value)
+        if index is not None and index not in seen:
+            seen.add(index)
+            out.append(modules[index])
+
+    width = 4 if dump.cpu.pointer_width == 4 else 8
+    for thread_index in order:
+        thread = dump.threads[thread_index]
+        context = dump.thread_context(thread)
+        if context is None:
+            continue
+        ip = context.instruction_pointer
+        if ip is not None:
+            add(ip)
+        for _, value in context.valid_registers():
+            add(value)
+        sp = context.stack_pointer
+        region = dump.stack_region_for(thread, context)
+        if sp is None or region is None or not region.contains(sp):
+            continue
+        start = sp - region.base
+        start -= start % width
+        data = region.data[start : start + stack_bytes]
+        data = data[: len(data) - len(data) % width]
+        words = data.cast("I" if width == 4 else "Q") if region.endian == "<" else ()
+        for value in dict.fromkeys(words):
+            add(value)
+    return out
 
 
 def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSupplier) -> ProcessState:

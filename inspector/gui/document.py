@@ -14,13 +14,14 @@ from __future__ import annotations
 import datetime
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from inspector.core.minidump import CpuContext, MemoryRegion, MemoryView, Minidump, Module, ModuleList
 from inspector.core.minidump.errors import StreamProblem
 from inspector.core.minidump.format import stream_type_name
-from inspector.core.symbols import ModuleSymbols, PathProblem, SymbolStatus
+from inspector.core.process import ModuleSymbolSummary, SymbolState
+from inspector.core.symbols import DownloadState, DownloadStatus, PathProblem, SymbolServerOptions
 from inspector.core.types import Cpu, Os, format_address
 from inspector.core.unwind import CallStack, ScanDetail, StackFrame, Termination, UnwindStep
 from inspector.gui.unwind_trace import Decision, TraceNode, build_frame_trace, decisions_of
@@ -28,11 +29,13 @@ from inspector.gui.unwind_trace import Decision, TraceNode, build_frame_trace, d
 
 @dataclass(frozen=True, slots=True)
 class AnalysisRequest:
-    """What to analyse: a dump, the symbol paths to search (in order) and where symbol indexes are cached."""
+    """What to analyse: a dump, the symbol paths to search (in order), where symbol indexes are
+    cached, and the symbol servers to download missing files from (None: none)."""
 
     dump_path: Path
     symbol_paths: tuple[Path, ...] = ()
     cache_dir: Path | None = None
+    symbol_servers: SymbolServerOptions | None = None
 
 
 # ---- the dump as the reader saw it ----------------------------------------------------------------
@@ -256,7 +259,6 @@ class DumpSnapshot:
 
 class SymbolLoadState(enum.Enum):
     PENDING = "pending"
-    LOADING = "loading…"
     LOADED = "loaded"
     DAMAGED = "damaged"
     MISSING = "missing"
@@ -273,18 +275,23 @@ class SymbolLoadState(enum.Enum):
     @property
     def settled(self) -> bool:
         """The lookup is over (whatever its outcome)."""
-        return self not in (SymbolLoadState.PENDING, SymbolLoadState.LOADING)
+        return self is not SymbolLoadState.PENDING
 
 
 _LACKING = frozenset({SymbolLoadState.MISSING, SymbolLoadState.NO_IDENTIFIER, SymbolLoadState.UNREADABLE})
 
-_STATE_OF_STATUS = {
-    SymbolStatus.LOADED: SymbolLoadState.LOADED,
-    SymbolStatus.DAMAGED: SymbolLoadState.DAMAGED,
-    SymbolStatus.NOT_FOUND: SymbolLoadState.MISSING,
-    SymbolStatus.NO_IDENTIFIER: SymbolLoadState.NO_IDENTIFIER,
-    SymbolStatus.UNREADABLE: SymbolLoadState.UNREADABLE,
+_STATE_OF_SUMMARY = {
+    SymbolState.LOADED: SymbolLoadState.LOADED,
+    SymbolState.DAMAGED: SymbolLoadState.DAMAGED,
+    SymbolState.MISSING: SymbolLoadState.MISSING,
+    SymbolState.NO_IDENTIFIER: SymbolLoadState.NO_IDENTIFIER,
+    SymbolState.UNREADABLE: SymbolLoadState.UNREADABLE,
 }
+
+#: downloads that end without a file: the Symbols column says why rather than just "missing"
+_DOWNLOAD_FAILURES = frozenset(
+    {DownloadState.NOT_ON_SERVER, DownloadState.FAILED, DownloadState.OFFLINE, DownloadState.CANCELLED}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,24 +306,66 @@ class ModuleSymbolState:
     damage_summary: str = ""
     error: str | None = None
     load_seconds: float = 0.0
+    #: symbol servers: the module's download (queued, downloading, downloaded, not on server, failed)
+    download: DownloadStatus | None = None
+    symbol_url: str | None = None
 
     @classmethod
-    def from_result(cls, result: ModuleSymbols) -> ModuleSymbolState:
-        damage = result.damage
+    def from_summary(
+        cls, summary: ModuleSymbolSummary, *, searched: bool, walk_over: bool
+    ) -> ModuleSymbolState:
+        """The stackwalker's outcome for one module, as the Modules pane shows it.
+
+        `searched`: symbol paths or servers were given (without them nothing is looked up,
+        and every module is "missing"). `walk_over`: the walk has ended, so a module it never
+        asked for was not needed (until then it is pending). Servers prefetch the modules that
+        registers and stack words point into, so a module the walk did not ask for may still
+        carry a download; it is kept, so the pane shows it.
+        """
+        download = summary.download
+        if summary.state is SymbolState.NOT_REQUESTED:
+            if not searched:
+                return cls(SymbolLoadState.MISSING)
+            return cls(
+                SymbolLoadState.NOT_NEEDED if walk_over else SymbolLoadState.PENDING, download=download
+            )
+        damage = summary.damage
         return cls(
-            state=_STATE_OF_STATUS[result.status],
-            path=result.path,
-            tried=result.tried,
-            found_by=result.found_by,
+            state=_STATE_OF_SUMMARY[summary.state],
+            path=None if summary.path is None else Path(summary.path),
+            tried=summary.tried,
+            found_by=summary.found_by,
             damaged_lines=damage.total if damage is not None else 0,
             damage_summary=damage.summary() if damage is not None and damage.damaged else "",
-            error=result.error,
-            load_seconds=result.load_seconds,
+            error=summary.error,
+            load_seconds=summary.load_seconds,
+            download=download,
+            # a local file's `INFO URL` line is not a download: name a URL only for the servers' files
+            symbol_url=summary.symbol_url if download is not None else None,
         )
 
     @property
     def text(self) -> str:
-        """The Symbols column: `loaded`, `missing`, `damaged (3 lines)`, `unreadable: …`."""
+        """The Symbols column: `loaded`, `missing`, `damaged (3 lines)`, `unreadable: …`, and with
+        servers `queued for download`, `downloading (40 %)`, `loaded, downloaded from URL`,
+        `loaded from the download cache`, `not on server`, `failed: …`, `not needed, …`."""
+        download = self.download
+        if download is None:
+            return self._plain_text()
+        if not self.state.settled or not download.state.settled:
+            return download.text
+        if self.state in (SymbolLoadState.NOT_NEEDED, SymbolLoadState.NOT_LOADED):
+            return f"{self.state.value}, {_short_download_text(download)}"
+        if download.state in _DOWNLOAD_FAILURES and self.state is SymbolLoadState.MISSING:
+            return download.text
+        if self.state in (SymbolLoadState.LOADED, SymbolLoadState.DAMAGED):
+            if download.state is DownloadState.DOWNLOADED:
+                return f"{self._plain_text()}, {_short_download_text(download)}"
+            if download.state is DownloadState.CACHED:
+                return f"{self._plain_text()} from the download cache"
+        return self._plain_text()
+
+    def _plain_text(self) -> str:
         state = self.state
         if state is SymbolLoadState.DAMAGED:
             lines = "line" if self.damaged_lines == 1 else "lines"
@@ -329,13 +378,27 @@ class ModuleSymbolState:
     def details(self) -> str:
         """A few lines for a tooltip: where the file is, or everywhere it was looked for."""
         state = self.state
+        download = self.download
         lines: list[str] = []
         if state in (SymbolLoadState.LOADED, SymbolLoadState.DAMAGED) and self.path is not None:
             lines.append(f"Loaded from {self.path}")
             if self.found_by:
                 lines.append(f"(found by {self.found_by})")
+            if self.symbol_url:
+                lines.append(f"Downloaded from {self.symbol_url}")
             if self.damage_summary:
                 lines.append(self.damage_summary)
+        elif state in (SymbolLoadState.NOT_NEEDED, SymbolLoadState.NOT_LOADED) and download is not None:
+            lines.append(_NOT_LOOKED_UP[state])
+            lines.append("A register or stack word points into it, so it was fetched ahead of the walk:")
+            lines.append(f"  {download.text}")
+            lines.extend(self._requests())
+        elif download is not None and state in (SymbolLoadState.PENDING, SymbolLoadState.MISSING):
+            lines.append(download.text[:1].upper() + download.text[1:])
+            lines.extend(self._requests())
+            if state is SymbolLoadState.MISSING and self.tried:
+                lines.append("Paths tried:")
+                lines.extend(f"  {p}" for p in self.tried if "://" not in p)
         elif state is SymbolLoadState.MISSING:
             lines.append("No symbol file found. Paths tried:" if self.tried else "No symbol paths are set.")
             lines.extend(f"  {p}" for p in self.tried)
@@ -343,17 +406,37 @@ class ModuleSymbolState:
             lines.append("The module record has no debug id and no code id to look symbols up by.")
         elif state is SymbolLoadState.UNREADABLE:
             lines.append(f"{self.path}: {self.error or 'cannot be read'}")
-        elif state is SymbolLoadState.NOT_NEEDED:
-            lines.append("No frame is in this module, so the stackwalker did not look its symbols up.")
-        elif state is SymbolLoadState.NOT_LOADED:
-            lines.append("The analysis stopped before this module's symbols were looked for.")
+        elif state in _NOT_LOOKED_UP:
+            lines.append(_NOT_LOOKED_UP[state])
         else:
             lines.append(f"Symbols {state.value}")
         return "\n".join(lines)
 
+    def _requests(self) -> list[str]:
+        download = self.download
+        if download is None or not download.attempts:
+            return []
+        return [
+            "Requests:",
+            *(f"  {a.url}: {a.outcome}{f' ({a.reason})' if a.reason else ''}" for a in download.attempts),
+        ]
+
+
+_NOT_LOOKED_UP = {
+    SymbolLoadState.NOT_NEEDED: "No frame is in this module, so the stackwalker did not look its symbols up.",
+    SymbolLoadState.NOT_LOADED: "The analysis stopped before this module's symbols were looked for.",
+}
+
+
+def _short_download_text(download: DownloadStatus) -> str:
+    """`downloaded from URL` without the URL's query: it repeats the module's code file and id
+    (the tooltip has the whole URL)."""
+    if download.state is DownloadState.DOWNLOADED and download.url:
+        return f"downloaded from {download.url.partition('?')[0]}"
+    return download.text
+
 
 PENDING = ModuleSymbolState(SymbolLoadState.PENDING)
-LOADING = ModuleSymbolState(SymbolLoadState.LOADING)
 NOT_LOADED = ModuleSymbolState(SymbolLoadState.NOT_LOADED)
 
 
@@ -414,7 +497,11 @@ class Document:
         changed = []
         for i, state in enumerate(self.symbols):
             if not state.state.settled:
-                self.symbols[i] = NOT_LOADED
+                # a prefetch that had ended still says what came of it; one still running was stopped
+                download = state.download
+                self.symbols[i] = replace(
+                    NOT_LOADED, download=download if download and download.state.settled else None
+                )
                 changed.append(i)
         return changed
 

@@ -9,15 +9,23 @@ that interprets them.
 
     DumpLoaded(snapshot, symbol path problems)   threads, modules, memory, summary: before any symbol work
     then, from the stackwalker (`inspector.core.process.process_events`), as they come:
-    SymbolsLoaded(module index, state)            a module's symbols were looked for (the walk needed them)
+    SymbolsLoaded(module index, state)            a module's symbols were looked for (the walk needed
+                                                  them), or its download changed (symbol servers)
     FrameWalked(thread index, frame)              one frame, as soon as it is known (the core's event)
     ThreadWalked(thread index, call stack)        a thread is done (the core's event)
-    Progress(symbols requested/loaded, threads walked/total)
+    Progress(symbols, threads, downloads)
     WalkUnavailable(message)                      instead, when the dump cannot be walked at all
+    SymbolsLoaded(module index, state)            at the end, for modules whose state the end settles
     Finished(outcome)
 
 The snapshot comes first and from the reader alone, so a dump too damaged to
 walk (no thread list, no system info) is still shown with its problems.
+
+With symbol servers (`AnalysisRequest.symbol_servers`) the stackwalker downloads
+missing files, prefetching the modules that registers and stack words point
+into; their download states arrive as `SymbolsLoaded` (a prefetched module the
+walk never asked for ends "not needed" with its download) and the running
+downloads are counted in `Progress`. Cancel stops the downloads with the walk.
 
 Everything here runs on the worker thread: no Qt, only immutable values leave.
 """
@@ -28,13 +36,13 @@ import functools
 import logging
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from inspector.core import process as core
 from inspector.core.cancel import CancelToken
 from inspector.core.errors import Cancelled, InspectorError
 from inspector.core.minidump import Minidump
-from inspector.core.symbols import IndexCache, PathProblem, SymbolSupplier
+from inspector.core.symbols import IndexCache, PathProblem, SymbolServerOptions, SymbolSupplier
+from inspector.core.symbols.http_fetch import redacted
 from inspector.gui.document import AnalysisRequest, DumpSnapshot, ModuleSymbolState, SymbolLoadState
 
 log = logging.getLogger(__name__)
@@ -67,6 +75,8 @@ class Progress:
     symbols_loaded: int
     threads_walked: int = 0
     threads_total: int = 0
+    downloads_active: int = 0  # symbol files queued or downloading
+    downloads_done: int = 0
 
     @property
     def fraction(self) -> float | None:
@@ -78,12 +88,14 @@ class Progress:
 
     @property
     def text(self) -> str:
-        """`symbols 3/4 · threads 1/7` for the progress bar."""
+        """`symbols 3/4 · threads 1/7 · 2 downloading` for the progress bar."""
         parts = []
         if self.symbols_requested:
             parts.append(f"symbols {self.symbols_loaded}/{self.symbols_requested}")
         if self.threads_total:
             parts.append(f"threads {self.threads_walked}/{self.threads_total}")
+        if self.downloads_active:
+            parts.append(f"{self.downloads_active} downloading")
         return " · ".join(parts)
 
 
@@ -112,32 +124,11 @@ class Finished:
 MILESTONES = (DumpLoaded, Finished, WalkUnavailable)
 
 
-def symbol_state(summary: core.ModuleSymbolSummary, *, paths_given: bool) -> ModuleSymbolState:
-    """The Modules pane's view of the stackwalker's symbol outcome for one module."""
-    state = summary.state
-    if state is core.SymbolState.NOT_REQUESTED:
-        # Without symbol paths nothing is looked up; say "missing" (the details say no paths are set).
-        return ModuleSymbolState(SymbolLoadState.MISSING if not paths_given else SymbolLoadState.NOT_NEEDED)
-    damage = summary.damage
-    return ModuleSymbolState(
-        state=_LOAD_STATE[state],
-        path=None if summary.path is None else Path(summary.path),
-        tried=summary.tried,
-        found_by=summary.found_by,
-        damaged_lines=damage.total if damage is not None else 0,
-        damage_summary=damage.summary() if damage is not None and damage.damaged else "",
-        error=summary.error,
-        load_seconds=summary.load_seconds,
-    )
-
-
-_LOAD_STATE = {
-    core.SymbolState.LOADED: SymbolLoadState.LOADED,
-    core.SymbolState.DAMAGED: SymbolLoadState.DAMAGED,
-    core.SymbolState.MISSING: SymbolLoadState.MISSING,
-    core.SymbolState.NO_IDENTIFIER: SymbolLoadState.NO_IDENTIFIER,
-    core.SymbolState.UNREADABLE: SymbolLoadState.UNREADABLE,
-}
+def _server_problems(servers: SymbolServerOptions | None) -> tuple[PathProblem, ...]:
+    """Server URLs that cannot be used (the walk skips them), with any token in them redacted."""
+    if servers is None:
+        return ()
+    return tuple(PathProblem(redacted(s.url), p) for s in servers.servers if (p := s.problem()) is not None)
 
 
 def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[object, None, AnalysisOutcome]:
@@ -155,16 +146,24 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[obj
         dump.close()
         raise
     paths = request.symbol_paths
-    # The supplier's path problems are known before any lookup: show them with the dump.
-    problems = SymbolSupplier(paths, cache=IndexCache(None)).problems
+    servers = request.symbol_servers
+    if servers is not None and not servers.enabled:
+        servers = None
+    # Path and server problems are known before any lookup: show them with the dump.
+    problems = SymbolSupplier(paths, cache=IndexCache(None)).problems + _server_problems(servers)
     yield DumpLoaded(snapshot, problems)
     options = core.ProcessOptions(
         symbol_paths=paths,
         symbols_cache=request.cache_dir,
         use_symbols_cache=request.cache_dir is not None,
+        symbol_servers=servers,
     )
-    states: list[ModuleSymbolState | None] = [None] * len(snapshot.modules)
+    # Without paths or servers the walk looks nothing up: every module is then "missing".
+    searched = bool(paths) or servers is not None
+    shown: list[ModuleSymbolState | None] = [None] * len(snapshot.modules)
     final: core.ProcessState | None = None
+    # With servers, `process_events` downloads on its own threads; closing it (below, also
+    # when Cancel raises `Cancelled` here) stops them.
     events = core.process_events(dump, options, cancel=cancel)
     started = False
     try:
@@ -172,13 +171,18 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[obj
             if isinstance(event, core.FrameWalked | core.ThreadWalked):
                 yield event
             elif isinstance(event, core.SymbolsLoaded):
-                state = symbol_state(event.symbols, paths_given=bool(paths))
-                if 0 <= event.module_index < len(states):
-                    states[event.module_index] = state
+                state = ModuleSymbolState.from_summary(event.symbols, searched=searched, walk_over=False)
+                if 0 <= event.module_index < len(shown):
+                    shown[event.module_index] = state
                 yield SymbolsLoaded(event.module_index, state)
             elif isinstance(event, core.Progress):
                 yield Progress(
-                    event.symbols_requested, event.symbols_loaded, event.threads_walked, event.threads_total
+                    event.symbols_requested,
+                    event.symbols_loaded,
+                    event.threads_walked,
+                    event.threads_total,
+                    event.downloads_active,
+                    event.downloads_done,
                 )
             elif isinstance(event, core.DumpLoaded):
                 started = True
@@ -197,13 +201,18 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[obj
         close = getattr(events, "close", None)  # a generator: release the dump and symbol files it holds
         if close is not None:
             close()
+    # The walk is over (or could not start): a module it never asked for was not needed;
+    # one that was prefetched keeps its download.
     settled: list[ModuleSymbolState] = []
-    for index, known in enumerate(states):
-        if known is None and final is not None:
-            known = symbol_state(final.modules[index].symbols, paths_given=bool(paths))  # noqa: PLW2901
-        settled.append(known if known is not None else ModuleSymbolState(SymbolLoadState.NOT_NEEDED))
-    for index, state in enumerate(settled):
-        if states[index] is None:
+    for index in range(len(shown)):
+        if final is None:
+            state = ModuleSymbolState(SymbolLoadState.NOT_NEEDED)
+        else:
+            state = ModuleSymbolState.from_summary(
+                final.modules[index].symbols, searched=searched, walk_over=True
+            )
+        settled.append(state)
+        if state != shown[index]:
             yield SymbolsLoaded(index, state)
     outcome = AnalysisOutcome(snapshot, tuple(settled), final)
     yield Finished(outcome)

@@ -526,7 +526,14 @@ class MainWindow(QMainWindow):
 
     def preferences_dialog(self) -> PreferencesDialog:
         s = self.settings
-        prefs = SymbolPreferences(tuple(s.symbol_paths), s.symbol_cache_enabled, s.symbol_cache_dir)
+        prefs = SymbolPreferences(
+            tuple(s.symbol_paths),
+            s.symbol_cache_enabled,
+            s.symbol_cache_dir,
+            tuple(s.symbol_servers),
+            s.symbols_offline,
+            s.download_timeout,
+        )
         extra = [p for p in self.session_symbol_paths if p not in s.symbol_paths]
         return PreferencesDialog(prefs, self, session_only_paths=extra)
 
@@ -542,10 +549,18 @@ class MainWindow(QMainWindow):
         s.symbol_paths = list(prefs.paths)
         s.symbol_cache_enabled = prefs.cache_enabled
         s.symbol_cache_dir = prefs.cache_dir
+        s.symbol_servers = prefs.servers
+        s.symbols_offline = prefs.offline
+        s.download_timeout = prefs.download_timeout
         s.sync()
         self.session.cache_dir = s.effective_cache_dir()
+        servers = s.symbol_server_options()
+        servers_changed = servers != self.session.symbol_servers
+        self.session.symbol_servers = servers
         if self.session.set_symbol_paths(self.effective_symbol_paths()):
             self._show_status("Symbol paths changed; analysing again")
+        elif servers_changed and self.session.reanalyze() is not None:
+            self._show_status("Symbol servers changed; analysing again")
 
     # ---- drag and drop ----
 
@@ -675,7 +690,7 @@ class MainWindow(QMainWindow):
         fraction = progress.fraction
         if fraction is None:
             self.progress_bar.setRange(0, 0)
-            self.progress_bar.setFormat("walking…")
+            self.progress_bar.setFormat(progress.text or "walking…")
             return
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(round(fraction * 1000))

@@ -1,4 +1,5 @@
-"""Preferences: symbol paths (folders and single `.sym` files, in search order) and the symbol index cache."""
+"""Preferences: symbol paths (folders and single `.sym` files, in search order), symbol servers
+(URLs in order, a bearer token each, shown masked; offline; download timeout) and the symbol index cache."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFileDialog,
     QGridLayout,
     QGroupBox,
@@ -24,7 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.core.symbols import default_cache_directory
+from inspector.core.symbols import default_cache_directory, token_variable
+from inspector.core.symbols.http_fetch import url_problem
+from inspector.gui.settings import DEFAULT_DOWNLOAD_TIMEOUT, ServerEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +37,9 @@ class SymbolPreferences:
     cache_enabled: bool = True
     #: None: the default folder (`default_cache_directory()`)
     cache_dir: Path | None = None
+    servers: tuple[ServerEntry, ...] = ()
+    offline: bool = False
+    download_timeout: float = DEFAULT_DOWNLOAD_TIMEOUT
 
 
 class PreferencesDialog(QDialog):
@@ -46,7 +53,7 @@ class PreferencesDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("preferencesDialog")
         self.setWindowTitle("Preferences")
-        self.resize(640, 460)
+        self.resize(680, 640)
 
         self.paths_model = QStringListModel([str(p) for p in preferences.paths], self)
         self.paths_view = QListView(self)
@@ -122,6 +129,8 @@ class PreferencesDialog(QDialog):
         cache_layout.addWidget(self.cache_enabled)
         cache_layout.addLayout(row)
 
+        servers_box = self._build_servers(preferences)
+
         box = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )
@@ -130,12 +139,76 @@ class PreferencesDialog(QDialog):
 
         layout = QVBoxLayout(self)
         layout.addWidget(paths_box, 1)
+        layout.addWidget(servers_box, 1)
         layout.addWidget(cache_box)
         layout.addWidget(box)
         self.paths_view.selectionModel().currentChanged.connect(self._update_buttons)
         self.paths_model.rowsInserted.connect(self._update_buttons)
         self.paths_model.rowsRemoved.connect(self._update_buttons)
         self._update_buttons()
+
+    def _build_servers(self, preferences: SymbolPreferences) -> QGroupBox:
+        box = QGroupBox("Symbol servers, asked in this order for what the paths lack", self)
+        self._tokens = {s.url: s.token for s in preferences.servers}
+        self.servers_model = QStringListModel([s.url for s in preferences.servers], self)
+        self.servers_view = QListView(box)
+        self.servers_view.setObjectName("symbolServers")
+        self.servers_view.setModel(self.servers_model)
+        self.servers_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.servers_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.server_url = QLineEdit(box)
+        self.server_url.setObjectName("serverUrl")
+        self.server_url.setPlaceholderText(
+            "https://symbols.example.com/  (BASE/<debug file>/<DEBUG ID>/<name>.sym)"
+        )
+        self.server_url.returnPressed.connect(self.add_server_from_field)
+        self.add_server_button = QPushButton("Add &Server", box)
+        self.add_server_button.clicked.connect(self.add_server_from_field)
+        self.remove_server_button = QPushButton("Remove", box)
+        self.remove_server_button.clicked.connect(self.remove_selected_server)
+        self.server_up_button = QPushButton("Up", box)
+        self.server_down_button = QPushButton("Down", box)
+        self.server_up_button.clicked.connect(lambda: self.move_selected_server(-1))
+        self.server_down_button.clicked.connect(lambda: self.move_selected_server(1))
+        self.server_error = QLabel(box)
+        self.server_error.setObjectName("serverError")
+        self.server_error.setWordWrap(True)
+        self.server_token = QLineEdit(box)
+        self.server_token.setObjectName("serverToken")
+        self.server_token.setEchoMode(QLineEdit.EchoMode.Password)  # shown masked, kept in the settings
+        self.server_token.setClearButtonEnabled(True)
+        self.server_token.textEdited.connect(self._token_edited)
+        self.offline = QCheckBox("Work offline: download nothing, use only symbols downloaded before", box)
+        self.offline.setObjectName("symbolsOffline")
+        self.offline.setChecked(preferences.offline)
+        self.download_timeout = QDoubleSpinBox(box)
+        self.download_timeout.setObjectName("downloadTimeout")
+        self.download_timeout.setRange(1, 86400)
+        self.download_timeout.setDecimals(0)
+        self.download_timeout.setSuffix(" s")
+        self.download_timeout.setValue(preferences.download_timeout)
+
+        grid = QGridLayout(box)
+        grid.addWidget(self.servers_view, 0, 0, 4, 2)
+        grid.addWidget(self.remove_server_button, 0, 2)
+        grid.addWidget(self.server_up_button, 1, 2)
+        grid.addWidget(self.server_down_button, 2, 2)
+        grid.addWidget(self.server_url, 4, 0, 1, 2)
+        grid.addWidget(self.add_server_button, 4, 2)
+        grid.addWidget(self.server_error, 5, 0, 1, 3)
+        grid.addWidget(QLabel("Token of the selected server:", box), 6, 0)
+        grid.addWidget(self.server_token, 6, 1, 1, 2)
+        timeout_row = QHBoxLayout()
+        timeout_row.addWidget(QLabel("Longest download:", box))
+        timeout_row.addWidget(self.download_timeout)
+        timeout_row.addStretch(1)
+        grid.addWidget(self.offline, 7, 0, 1, 3)
+        grid.addLayout(timeout_row, 8, 0, 1, 3)
+        self.servers_view.selectionModel().currentChanged.connect(self._server_selected)
+        self.servers_model.rowsInserted.connect(self._server_selected)
+        self.servers_model.rowsRemoved.connect(self._server_selected)
+        self._server_selected()
+        return box
 
     # ---- the result ----
 
@@ -145,7 +218,75 @@ class PreferencesDialog(QDialog):
             paths=tuple(Path(p) for p in self.paths_model.stringList() if p),
             cache_enabled=self.cache_enabled.isChecked(),
             cache_dir=Path(text).expanduser() if text else None,
+            servers=tuple(ServerEntry(u, self._tokens.get(u, "")) for u in self.servers_model.stringList()),
+            offline=self.offline.isChecked(),
+            download_timeout=self.download_timeout.value(),
         )
+
+    # ---- servers ----
+
+    @Slot()
+    def add_server_from_field(self) -> bool:
+        """Add the URL typed in the field; False (and the reason shown) when it is not usable."""
+        url = self.server_url.text().strip()
+        problem = url_problem(url) if url else "type a server URL first"
+        if problem is None and url in self.servers_model.stringList():
+            problem = "that server is in the list already"
+        if problem is not None:
+            self.server_error.setText(problem)
+            return False
+        self.server_error.clear()
+        urls = [*self.servers_model.stringList(), url]
+        self.servers_model.setStringList(urls)
+        self.server_url.clear()
+        self._select_server(len(urls) - 1)
+        return True
+
+    @Slot()
+    def remove_selected_server(self) -> None:
+        row = self.servers_view.currentIndex().row()
+        if row >= 0:
+            self._tokens.pop(self.servers_model.stringList()[row], None)
+            self.servers_model.removeRows(row, 1)
+            self._select_server(min(row, self.servers_model.rowCount() - 1))
+
+    def move_selected_server(self, step: int) -> None:
+        row = self.servers_view.currentIndex().row()
+        urls = self.servers_model.stringList()
+        target = row + step
+        if row < 0 or not 0 <= target < len(urls):
+            return
+        urls[row], urls[target] = urls[target], urls[row]
+        self.servers_model.setStringList(urls)
+        self._select_server(target)
+
+    def _select_server(self, row: int) -> None:
+        if row >= 0:
+            self.servers_view.selectionModel().setCurrentIndex(
+                self.servers_model.index(row), QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
+        self._server_selected()
+
+    @Slot()
+    def _server_selected(self, *_: object) -> None:
+        row = self.servers_view.currentIndex().row()
+        urls = self.servers_model.stringList()
+        selected = urls[row] if 0 <= row < len(urls) else None
+        self.server_token.setEnabled(selected is not None)
+        self.server_token.setText(self._tokens.get(selected, "") if selected else "")
+        self.server_token.setPlaceholderText(
+            f"optional; else ${token_variable(selected)}" if selected else "select a server"
+        )
+        self.remove_server_button.setEnabled(selected is not None)
+        self.server_up_button.setEnabled(row > 0)
+        self.server_down_button.setEnabled(0 <= row < len(urls) - 1)
+
+    @Slot(str)
+    def _token_edited(self, text: str) -> None:
+        row = self.servers_view.currentIndex().row()
+        urls = self.servers_model.stringList()
+        if 0 <= row < len(urls):
+            self._tokens[urls[row]] = text.strip()
 
     # ---- editing ----
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from inspector.core.errors import InspectorError
+from inspector.core.symbols import SymbolServerOptions
 from inspector.gui.document import (
     AnalysisRequest,
     AnalysisStatus,
@@ -152,12 +153,14 @@ class Session(QObject):
         *,
         symbol_paths: Iterable[Path] = (),
         cache_dir: Path | None = None,
+        symbol_servers: SymbolServerOptions | None = None,
         job_factory: Callable[[AnalysisRequest], Job] = analysis_job,
         interval_ms: int | None = None,
     ) -> None:
         super().__init__(parent)
         self._symbol_paths: tuple[Path, ...] = tuple(symbol_paths)
         self.cache_dir = cache_dir
+        self.symbol_servers = symbol_servers
         self.job_factory = job_factory
         extra = {} if interval_ms is None else {"interval_ms": interval_ms}
         self.runner = JobRunner(self, discard=_discard, **extra)
@@ -248,7 +251,7 @@ class Session(QObject):
 
     def open_dump(self, path: Path | str) -> int:
         """Start analysing `path` with the current symbol paths; returns the run's generation."""
-        request = AnalysisRequest(Path(path), self._symbol_paths, self.cache_dir)
+        request = AnalysisRequest(Path(path), self._symbol_paths, self.cache_dir, self.symbol_servers)
         return self._start(request)
 
     def reanalyze(self) -> int | None:

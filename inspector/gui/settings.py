@@ -8,12 +8,21 @@ creates one. Keys live here and nowhere else.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from inspector.core.symbols import default_cache_directory
+from inspector.core.symbols import (
+    FetchPolicy,
+    SymbolServer,
+    SymbolServerOptions,
+    default_cache_directory,
+    default_download_directory,
+    token_from_environment,
+)
 
 #: Bump when the docks change (added, removed, renamed), so an old saved layout is not restored.
 STATE_VERSION = 2  # 2: Frames, Unwind and Stack Layout docks
@@ -28,6 +37,18 @@ _SYMBOL_PATHS = "symbols/paths"
 _CACHE_ENABLED = "symbols/cache_enabled"
 _CACHE_DIR = "symbols/cache_dir"
 _WORDS_PER_ROW = "memory/words_per_row"
+_SERVERS = "symbols/servers"
+_OFFLINE = "symbols/offline"
+_DOWNLOAD_TIMEOUT = "symbols/download_timeout"
+DEFAULT_DOWNLOAD_TIMEOUT = 1000.0
+
+
+@dataclass(frozen=True, slots=True)
+class ServerEntry:
+    """A symbol server as the settings keep it: URL and bearer token ('' = none; never in reprs)."""
+
+    url: str
+    token: str = field(default="", repr=False)
 
 
 class Settings:
@@ -152,6 +173,71 @@ class Settings:
         if not self.symbol_cache_enabled:
             return None
         return self.symbol_cache_dir or default_cache_directory()
+
+    # ---- symbol servers ----
+
+    @property
+    def symbol_servers(self) -> list[ServerEntry]:
+        """Servers in the order they are asked; tokens are stored in the settings as typed."""
+        raw = self.store.value(_SERVERS, "")
+        try:
+            items = json.loads(str(raw)) if raw else []
+        except ValueError:
+            return []
+        out = []
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("url"), str) and item["url"].strip():
+                token = item.get("token")
+                out.append(ServerEntry(item["url"].strip(), token if isinstance(token, str) else ""))
+        return out
+
+    @symbol_servers.setter
+    def symbol_servers(self, servers: Iterable[ServerEntry]) -> None:
+        unique: dict[str, ServerEntry] = {}
+        for server in servers:
+            url = server.url.strip()
+            if url and url not in unique:
+                unique[url] = ServerEntry(url, server.token.strip())
+        self.store.setValue(_SERVERS, json.dumps([{"url": s.url, "token": s.token} for s in unique.values()]))
+
+    @property
+    def symbols_offline(self) -> bool:
+        return _bool(self.store.value(_OFFLINE, False))
+
+    @symbols_offline.setter
+    def symbols_offline(self, offline: bool) -> None:
+        self.store.setValue(_OFFLINE, bool(offline))
+
+    @property
+    def download_timeout(self) -> float:
+        try:
+            value = float(str(self.store.value(_DOWNLOAD_TIMEOUT, DEFAULT_DOWNLOAD_TIMEOUT)))
+        except ValueError:
+            return DEFAULT_DOWNLOAD_TIMEOUT
+        return value if 0 < value < 1e6 else DEFAULT_DOWNLOAD_TIMEOUT
+
+    @download_timeout.setter
+    def download_timeout(self, seconds: float) -> None:
+        self.store.setValue(_DOWNLOAD_TIMEOUT, float(seconds))
+
+    def symbol_server_options(self, environ: Mapping[str, str] = os.environ) -> SymbolServerOptions | None:
+        """What the analysis needs to use the servers (None when there are none and not offline).
+
+        A server without a token in the settings uses `CRASH_INSPECTOR_TOKEN_<HOST>[_<PORT>]`.
+        Downloads are kept in the user cache folder, or only for one run when caching is off.
+        """
+        servers = self.symbol_servers
+        offline = self.symbols_offline
+        if not servers and not offline:
+            return None
+        return SymbolServerOptions(
+            servers=tuple(
+                SymbolServer(s.url, s.token or token_from_environment(s.url, environ)) for s in servers
+            ),
+            cache_dir=default_download_directory() if self.symbol_cache_enabled else None,
+            offline=offline,
+            fetch=FetchPolicy(total_timeout=self.download_timeout),
+        )
 
     # ---- memory pane ----
 

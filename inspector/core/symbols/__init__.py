@@ -12,6 +12,11 @@ Public API (the stackwalker's entry point is `Symbolizer`):
 * `SymbolSupplier(paths, cache=, code_id_fallback=)` — finds a module's file
   in symbol-store directories or single `.sym` files; `locate`, `load`,
   `problems` (see `supplier`).
+* `ServerSymbolSupplier(paths, SymbolServerOptions(servers=(SymbolServer(url, token),
+  …), cache_dir=…))` — a `SymbolSupplier` that goes on to a download cache and symbol
+  servers; `prefetch(modules)` downloads in parallel ahead of the walk;
+  `download_statuses` (see `server_supplier`, `http_fetch`, `download_cache`; urllib3 is
+  imported only when a download is about to happen).
 * `IndexCache(directory)` / `IndexCache.default()` — where indexes are kept
   (`platformdirs.user_cache_dir("crash-inspector")/symbol-index`); `None`
   directory = no cache.
@@ -25,8 +30,15 @@ Public API (the stackwalker's entry point is `Symbolizer`):
 
 from __future__ import annotations
 
-from inspector.core.symbols.cache import IndexCache, default_cache_directory
+from inspector.core.symbols.cache import IndexCache, default_cache_directory, default_download_directory
+from inspector.core.symbols.download_cache import DownloadCache, unsafe_component_reason
 from inspector.core.symbols.errors import IndexCacheError, SymbolFileUnreadable
+from inspector.core.symbols.http_fetch import (
+    FetchPolicy,
+    SymbolServer,
+    token_from_environment,
+    token_variable,
+)
 from inspector.core.symbols.postfix import (
     MemoryRead,
     PostfixResult,
@@ -43,6 +55,8 @@ from inspector.core.symbols.records import (
     DamagedLine,
     DamageKind,
     DamageReport,
+    DownloadState,
+    DownloadStatus,
     FrameSymbol,
     FunctionRecord,
     InlineCall,
@@ -50,11 +64,13 @@ from inspector.core.symbols.records import (
     ModuleRecord,
     PublicRecord,
     RecordCounts,
+    ServerAttempt,
     SourceLine,
     StackWinRecord,
     StackWinType,
     SymbolInfo,
 )
+from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
 from inspector.core.symbols.supplier import (
     Located,
     ModuleSymbols,
@@ -71,6 +87,10 @@ __all__ = [
     "DamageKind",
     "DamageReport",
     "DamagedLine",
+    "DownloadCache",
+    "DownloadState",
+    "DownloadStatus",
+    "FetchPolicy",
     "FrameSymbol",
     "FunctionRecord",
     "IndexCache",
@@ -87,6 +107,8 @@ __all__ = [
     "PostfixStep",
     "PublicRecord",
     "RecordCounts",
+    "ServerAttempt",
+    "ServerSymbolSupplier",
     "SourceLine",
     "StackWinRecord",
     "StackWinType",
@@ -94,14 +116,20 @@ __all__ = [
     "SymbolFileUnreadable",
     "SymbolInfo",
     "SymbolProgress",
+    "SymbolServer",
+    "SymbolServerOptions",
     "SymbolStatus",
     "SymbolSupplier",
     "Symbolizer",
     "compose_cfi_rules",
     "default_cache_directory",
+    "default_download_directory",
     "evaluate_cfi",
     "evaluate_win",
     "module_key",
     "parse_cfi_rules",
+    "token_from_environment",
+    "token_variable",
+    "unsafe_component_reason",
     "win_variables",
 ]

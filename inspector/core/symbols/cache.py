@@ -40,6 +40,13 @@ def default_cache_directory() -> Path:
     return Path(platformdirs.user_cache_dir("crash-inspector")) / "symbol-index"
 
 
+def default_download_directory() -> Path:
+    """`platformdirs.user_cache_dir("crash-inspector")/symbols`: downloaded symbol files."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("crash-inspector")) / "symbols"
+
+
 class IndexCache:
     """A directory of symbol indexes; `None` as directory means "no cache"."""
 

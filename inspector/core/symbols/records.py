@@ -284,3 +284,63 @@ class RecordCounts:
     files: int
     inline_origins: int
     lines: int  # lines in the file
+
+
+class DownloadState(enum.Enum):
+    """Where a module's symbol download stands (symbol servers only)."""
+
+    QUEUED = "queued for download"
+    DOWNLOADING = "downloading"
+    DOWNLOADED = "downloaded"
+    CACHED = "in the download cache"
+    NOT_ON_SERVER = "not on server"
+    FAILED = "download failed"
+    OFFLINE = "offline"
+    CANCELLED = "download cancelled"
+
+    @property
+    def settled(self) -> bool:
+        return self not in (DownloadState.QUEUED, DownloadState.DOWNLOADING)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerAttempt:
+    """One request for a module's file: the URL (never a token), and what came of it."""
+
+    url: str
+    outcome: str  # "found", "not found", "not found (remembered)", "failed"
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DownloadStatus:
+    """A module's download: state, the URL the file came from, why it failed, what was tried.
+
+    `received`/`total` are bytes (total None when the server did not say, or sent gzip).
+    """
+
+    state: DownloadState
+    url: str | None = None
+    reason: str | None = None
+    attempts: tuple[ServerAttempt, ...] = ()
+    received: int = 0
+    total: int | None = None
+    seconds: float = 0.0
+
+    @property
+    def text(self) -> str:
+        """`downloading`, `downloaded from URL`, `not on server`, `failed: reason`, …"""
+        state = self.state
+        if state is DownloadState.DOWNLOADING:
+            if self.total:
+                return f"downloading ({self.received * 100 // max(1, self.total)} %)"
+            if self.received:
+                return f"downloading ({self.received / 1e6:.1f} MB)"
+            return "downloading"
+        if state is DownloadState.DOWNLOADED and self.url:
+            return f"downloaded from {self.url}"
+        if state is DownloadState.FAILED:
+            return f"failed: {self.reason}" if self.reason else "failed"
+        if state is DownloadState.OFFLINE:
+            return "offline: not in the download cache"
+        return str(state.value)

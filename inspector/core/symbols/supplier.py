@@ -37,7 +37,7 @@ from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.symbols import line_parser
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.errors import SymbolFileUnreadable
-from inspector.core.symbols.records import DamageReport
+from inspector.core.symbols.records import DamageReport, DownloadStatus
 from inspector.core.symbols.symbol_file import SymbolFile
 from inspector.core.types import ModuleIdentity
 
@@ -87,7 +87,8 @@ class Located:
 
     path: Path | None
     tried: tuple[str, ...]
-    found_by: str | None = None  # "debug id", "MODULE line", "code id"
+    found_by: str | None = None  # "debug id", "MODULE line", "code id", "download cache", "symbol server"
+    download: DownloadStatus | None = None  # symbol servers only
 
 
 class SymbolStatus(enum.Enum):
@@ -116,10 +117,18 @@ class ModuleSymbols:
     damage: DamageReport | None = None
     error: str | None = None
     load_seconds: float = 0.0
+    download: DownloadStatus | None = None  # symbol servers only: the download (or why there was none)
 
     @property
     def found(self) -> bool:
         return self.symbol_file is not None
+
+    @property
+    def symbol_url(self) -> str | None:
+        """Where the file was downloaded from: this run's download, else the file's `INFO URL` line."""
+        if self.download is not None and self.download.url is not None:
+            return self.download.url
+        return None if self.symbol_file is None else self.symbol_file.info.url
 
     @property
     def rust_minidump_corrupt(self) -> bool:
@@ -169,15 +178,20 @@ class SymbolSupplier:
         return Located(None, tuple(tried))
 
     def load(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> ModuleSymbols:
-        """Locate and open the module's symbol file."""
+        """Locate (for a server supplier: download) and open the module's symbol file."""
         started = time.perf_counter()
         cancel.check()
-        located = self.locate(module)
+        located = self._find(module, cancel)
         if located.path is None:
             status = SymbolStatus.NOT_FOUND
             if debug_id_path(module) is None and code_id_path(module) is None:
                 status = SymbolStatus.NO_IDENTIFIER
-            return ModuleSymbols(status, tried=located.tried, load_seconds=time.perf_counter() - started)
+            return ModuleSymbols(
+                status,
+                tried=located.tried,
+                load_seconds=time.perf_counter() - started,
+                download=located.download,
+            )
         try:
             symbol_file = SymbolFile.open(located.path, cache=self.cache, cancel=cancel)
         except SymbolFileUnreadable as exc:
@@ -188,6 +202,7 @@ class SymbolSupplier:
                 found_by=located.found_by,
                 error=exc.reason,
                 load_seconds=time.perf_counter() - started,
+                download=located.download,
             )
         damage = symbol_file.damage
         return ModuleSymbols(
@@ -198,7 +213,21 @@ class SymbolSupplier:
             located.found_by,
             damage,
             load_seconds=time.perf_counter() - started,
+            download=located.download,
         )
+
+    def _find(self, module: ModuleIdentity, cancel: CancelToken) -> Located:
+        """Where `load` gets the file from (a server supplier downloads here)."""
+        return self.locate(module)
+
+    def close(self) -> None:
+        """Release what the supplier holds (nothing for local paths)."""
+
+    def __enter__(self) -> SymbolSupplier:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _module_line_matches(self, path: Path, module: ModuleIdentity) -> bool:
         with self._lock:

@@ -117,10 +117,11 @@ class Symbolizer:
         return {key: entry.result for key, entry in entries if entry.result is not None}
 
     def close(self) -> None:
-        """Close every open symbol file (lookups afterwards are not allowed)."""
+        """Close every open symbol file, then the supplier (lookups afterwards are not allowed)."""
         for result in self.statuses().values():
             if result.symbol_file is not None:
                 result.symbol_file.close()
+        self.supplier.close()
 
     def __enter__(self) -> Symbolizer:
         return self

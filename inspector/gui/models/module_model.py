@@ -43,7 +43,9 @@ class ModuleTableModel(QAbstractTableModel):
         "File version recorded in the dump",
         "Debug file (PDB or ELF name) symbols are looked up by",
         "Breakpad debug identifier",
-        "Symbol status: loaded, missing (with the paths tried), damaged (with counts)",
+        "Symbol status: loaded, missing (with the paths tried), damaged (with counts), not needed (no "
+        "frame in the module); with symbol servers: queued, downloading, downloaded from URL, from the "
+        "download cache, not on server, failed (with the reason), offline",
         "The .sym file used",
     )
     _MONO = frozenset({COL_BASE, COL_END, COL_DEBUG_ID})
@@ -156,7 +158,7 @@ class ModuleTableModel(QAbstractTableModel):
     def _shown_state(self, state: ModuleSymbolState | None) -> str:
         if state is None:
             return ""
-        if state.state is SymbolLoadState.PENDING:
+        if state.state is SymbolLoadState.PENDING and state.download is None:
             doc = self._document
             running = doc is not None and doc.status is AnalysisStatus.RUNNING
             return "pending" if running else "not requested"

@@ -1,0 +1,244 @@
+"""The on-disk store of downloaded symbol files, and of the lookups a server answered "not found".
+
+Layout (a Breakpad symbol store, so the folder also works as a plain symbol path):
+
+    <root>/<debug file leaf>/<DEBUG ID>/<name>.sym      by debug id
+    <root>/<code file leaf>/<CODE ID>/<name>.sym        by code id (the fallback lookup)
+    <root>/.partial/…                                   downloads in progress (same filesystem)
+    <root>/.negative/<hash>                             "not on this server" answers, with their time
+
+Every name in a path comes from the dump, so it is hostile until checked:
+`unsafe_component_reason` rejects (never rewrites) empty names, `.`/`..`, both
+separators, NUL and control characters, Windows' forbidden characters
+(`<>:"|?*`, which also covers drive letters and alternate streams), trailing dots
+and spaces (Windows drops them, so two names would meet), reserved device
+names (`CON`, `nul.txt`, `COM1`, …), names longer than `MAX_COMPONENT_BYTES`,
+and the cache's own folder names. On top of that, every path is checked to
+resolve inside the root before anything is written.
+
+A download is written to a temporary file under `.partial/` and renamed into
+place only when complete, so another process (or the next walk) never sees
+half a file. The URL it came from is appended as an `INFO URL <url>` line
+(rust-minidump's convention), so a later cache hit still reports `symbol_url`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+log = logging.getLogger(__name__)
+
+PARTIAL_DIR = ".partial"
+NEGATIVE_DIR = ".negative"
+#: NTFS and ext4 allow 255 per component; a little room is kept for the `.sym` and temporary suffixes.
+MAX_COMPONENT_BYTES = 200
+_FORBIDDEN = frozenset('<>:"|?*\\/')
+_RESERVED = frozenset(
+    {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"}
+    | {f"{dev}{n}" for dev in ("COM", "LPT") for n in (*"0123456789", "¹", "²", "³")}
+)
+_INTERNAL = frozenset({PARTIAL_DIR, NEGATIVE_DIR})
+
+
+def unsafe_component_reason(name: str) -> str | None:
+    """Why `name` cannot be one component of a cache path, or None when it can."""
+    if not name:
+        return "empty name"
+    if name in (".", ".."):
+        return f"the name is {name!r}"
+    if "\x00" in name:
+        return "NUL character in the name"
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+        return "control character in the name"
+    bad = next((c for c in name if c in _FORBIDDEN), None)
+    if bad is not None:
+        return f"{bad!r} in the name"
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "the name is not valid Unicode"
+    if size > MAX_COMPONENT_BYTES:
+        return f"name longer than {MAX_COMPONENT_BYTES} bytes"
+    if name[-1] in ". ":
+        return "the name ends with a dot or a space"
+    if name.split(".", 1)[0].rstrip(" ").upper() in _RESERVED:
+        return "reserved device name on Windows"
+    if name.casefold() in _INTERNAL:
+        return "the name of one of the cache's own folders"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolLookup:
+    """One way to ask for a module's file: the three path components and how they were made."""
+
+    components: tuple[str, str, str]
+    kind: str  # "debug id" or "code id"
+
+    @property
+    def relative(self) -> str:
+        return "/".join(self.components)
+
+    @property
+    def unsafe_reason(self) -> str | None:
+        for part in self.components:
+            reason = unsafe_component_reason(part)
+            if reason is not None:
+                return f"{reason} ({part[:80]!r})"
+        return None
+
+
+class UnsafePath(ValueError):
+    """A lookup would leave the cache folder (or names a path that cannot be created safely)."""
+
+
+class DownloadCache:
+    """A folder of downloaded `.sym` files plus the remembered "not found" answers."""
+
+    def __init__(self, root: str | os.PathLike[str], *, negative_ttl: float = 24 * 3600) -> None:
+        self.root = Path(root)
+        self.negative_ttl = negative_ttl
+
+    # ---- finding ---------------------------------------------------------------------------
+
+    def path_for(self, lookup: SymbolLookup) -> Path:
+        """Where the lookup's file lives in the cache; `UnsafePath` if any component is unsafe."""
+        reason = lookup.unsafe_reason
+        if reason is not None:
+            raise UnsafePath(reason)
+        return self.root.joinpath(*lookup.components)
+
+    def find(self, lookup: SymbolLookup) -> Path | None:
+        """The cached file for this lookup, or None (also for unsafe names: nothing to find)."""
+        try:
+            path = self.path_for(lookup)
+        except UnsafePath:
+            return None
+        return path if path.is_file() else None
+
+    # ---- storing ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def writer(self, lookup: SymbolLookup) -> Iterator[PendingFile]:
+        """A temporary file in the cache's filesystem; `commit` renames it into place.
+
+        The temporary file is removed when the block exits without a commit
+        (an exception, a cancelled or truncated download).
+        """
+        final = self._checked_target(lookup)
+        partial = self.root / PARTIAL_DIR
+        partial.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix="download-", suffix=".part", dir=partial)
+        handle = PendingFile(os.fdopen(fd, "w+b"), Path(name), final)
+        try:
+            yield handle
+        finally:
+            handle.discard()
+
+    def commit(self, pending: PendingFile, url: str) -> Path:
+        """Append `INFO URL <url>` and rename the finished file into place (atomically)."""
+        f = pending.file
+        f.seek(0, os.SEEK_END)
+        if f.tell() > 0:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                # rust-minidump appends straight after the body; a body without a final
+                # newline would then lose its last line, so start a new one.
+                f.write(b"\n")
+        f.write(f"INFO URL {_one_line(url)}\n".encode())
+        f.flush()
+        with contextlib.suppress(OSError):
+            os.fsync(f.fileno())
+        f.close()
+        pending.final.parent.mkdir(parents=True, exist_ok=True)
+        self._check_inside(pending.final.parent)
+        try:
+            os.replace(pending.temp, pending.final)
+        except PermissionError:
+            # Windows: another process has the same file open; theirs is as good as ours.
+            if not pending.final.is_file():
+                raise
+        pending.committed = True
+        return pending.final
+
+    def _checked_target(self, lookup: SymbolLookup) -> Path:
+        final = self.path_for(lookup)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._check_inside(final.parent, must_exist=False)
+        return final
+
+    def _check_inside(self, path: Path, *, must_exist: bool = True) -> None:
+        """Defence in depth: the path must resolve inside the root (a symlinked folder could lead out)."""
+        root = os.path.realpath(self.root)
+        target = os.path.realpath(path)
+        if os.path.commonpath([root, target]) != root:
+            raise UnsafePath(f"{path} resolves outside the symbol cache {self.root}")
+        if must_exist and not os.path.isdir(target):
+            raise UnsafePath(f"{path} is not a folder")
+
+    # ---- negative answers -------------------------------------------------------------------
+
+    def _negative_path(self, server: str, lookup: SymbolLookup) -> Path:
+        # A digest as the name: the lookup's names are hostile, the digest is not.
+        key = f"{server}\n{lookup.relative}".encode("utf-8", "surrogatepass")
+        return self.root / NEGATIVE_DIR / hashlib.sha256(key).hexdigest()
+
+    def recently_missing(self, server: str, lookup: SymbolLookup) -> bool:
+        """True when `server` said "not found" for this lookup less than `negative_ttl` seconds ago."""
+        if self.negative_ttl <= 0:
+            return False
+        try:
+            age = time.time() - self._negative_path(server, lookup).stat().st_mtime
+        except OSError:
+            return False
+        return 0 <= age < self.negative_ttl
+
+    def remember_missing(self, server: str, lookup: SymbolLookup, url: str) -> None:
+        if self.negative_ttl <= 0:
+            return
+        path = self._negative_path(server, lookup)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"{_one_line(url)}\n", encoding="utf-8", errors="replace")
+        except OSError as exc:
+            log.warning("cannot remember a missing symbol file in %s: %s", path.parent, exc)
+
+    def clean_partials(self, older_than: float = 24 * 3600) -> None:
+        """Remove temporary files a killed process left behind."""
+        now = time.time()
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.root / PARTIAL_DIR):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat().st_mtime > older_than:
+                        os.unlink(entry.path)
+
+
+class PendingFile:
+    """The temporary file a download is written to (`file`); committed or discarded by the cache."""
+
+    def __init__(self, file: BinaryIO, temp: Path, final: Path) -> None:
+        self.file = file
+        self.temp = temp
+        self.final = final
+        self.committed = False
+
+    def discard(self) -> None:
+        if self.committed:
+            return
+        with contextlib.suppress(OSError):
+            self.file.close()
+        with contextlib.suppress(OSError):
+            self.temp.unlink()
+
+
+def _one_line(text: str) -> str:
+    return "".join(c if c.isprintable() else f"%{ord(c) & 0xFF:02X}" for c in text)
