@@ -238,12 +238,6 @@ class ServerSymbolSupplier(SymbolSupplier):
                 queued += 1
         return queued
 
-    def wait_for(self, module: ModuleIdentity, timeout: float) -> bool:
-        """Wait up to `timeout` s for the module's queued or running download; True when none is left."""
-        with self._lock:
-            job = self._jobs.get(module_key(module))
-        return job is None or job.done.wait(timeout)
-
     # ---- statuses ------------------------------------------------------------------------
 
     def download_statuses(self) -> tuple[int, dict[_Key, DownloadStatus]]:
@@ -260,6 +254,11 @@ class ServerSymbolSupplier(SymbolSupplier):
         with self._lock:
             self._statuses[key] = status
             self._version += 1
+
+    def _drop_status(self, key: _Key) -> None:
+        with self._lock:
+            if self._statuses.pop(key, None) is not None:
+                self._version += 1
 
     # ---- the pool ---------------------------------------------------------------------------
 
@@ -307,7 +306,12 @@ class ServerSymbolSupplier(SymbolSupplier):
             finally:
                 if job.status is None:
                     job.status = DownloadStatus(DownloadState.FAILED, reason="internal error")
-                self._set_status(job.key, job.status)
+                if job.status.state is DownloadState.CANCELLED:
+                    # stopped (`stop_downloads`): as if it had never been queued, even when this
+                    # worker ends after `stop_downloads` has cleared the statuses
+                    self._drop_status(job.key)
+                else:
+                    self._set_status(job.key, job.status)
                 job.done.set()
 
     def _fetcher_for_run(self) -> HttpFetcher:
