@@ -39,13 +39,14 @@ def walk(dump: Path, server: SymbolHttpServer, **kw: object) -> tuple[float, str
         return time.perf_counter() - started, report
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--delay", type=float, default=0.2, help="seconds before each answer")
     args = parser.parse_args()
     server = SymbolHttpServer()
     server.behaviour.delay = args.delay
     print(f"{'dump':<22} {'mode':<9} {'seconds':>8} {'requests':>8} {'at once':>7}  same frames")
+    differ = 0
     try:
         for dump in DUMPS:
             frames = None
@@ -55,13 +56,15 @@ def main() -> None:
                 got = [t["frames"] for t in json.loads(report)["threads"]]
                 frames = frames or got
                 same = "yes" if got == frames else "NO"
+                differ += got != frames
                 print(
                     f"{dump.stem:<22} {mode:<9} {seconds:>8.2f} {len(server.requests):>8} "
                     f"{server.max_active:>7}  {same}"
                 )
     finally:
         server.close()
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

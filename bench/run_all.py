@@ -7,6 +7,8 @@
 2. the public corpus in one process vs the reference's summed wall, cold and warm.
 3. scaling of index build and lookups over synthetic 10 MB / 100 MB / 1 GB .sym files.
 4. the GUI: longest main-thread stall and time to first frame on the torch case.
+5. symbol servers: lazy against prefetched downloads from a local, slowed-down HTTP server
+   (no network needed).
 
 Benchmarks are not tests; run them on a quiet machine. Inputs beside the project
 (../shared/...) or in bench/data/ (git-ignored). `--quick` runs fewer repetitions.
@@ -139,6 +141,9 @@ def main(argv: list[str]) -> int:
     if gui.exists():
         section("4. GUI: main-thread stalls and time to first frame on the torch case")
         failures += run([python, str(gui)] + (["--quick"] if args.quick else [])) != 0
+
+    section("5. symbol servers: lazy against prefetched downloads (local HTTP server)")
+    failures += run([python, str(BENCH / "bench_symbol_server.py")]) != 0
     return 1 if failures else 0
 
 
