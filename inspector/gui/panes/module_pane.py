@@ -68,7 +68,7 @@ class ModulePane(QWidget):
                 M.COL_VERSION: ("10.0.19041.1", None),
                 M.COL_DEBUG_FILE: ("ld-linux-x86-64.so.2", None),
                 M.COL_DEBUG_ID: ("E565BC7E2B2FA4BE98B4040FA92F72380", theme.mono),
-                M.COL_SYMBOLS: ("damaged (12 lines)", None),
+                M.COL_SYMBOLS: ("not needed, not on server", None),  # with symbol servers
             }
         )
 
