@@ -109,6 +109,13 @@ def test_the_icon_renders_at_desktop_sizes() -> None:
         assert pixel.red() > 200 and pixel.green() < 140, (size, pixel.name())
 
 
+def test_the_window_icon_loads_through_qts_svg_icon_engine(qapp: object) -> None:
+    from PySide6.QtGui import QIcon
+
+    icon = QIcon(str(app_icon()))  # what app.py gives the application
+    assert not icon.isNull() and not icon.pixmap(64, 64).isNull()
+
+
 def test_windows_and_macos_icon_files(tmp_path: Path) -> None:
     from PySide6.QtGui import QImageReader
 
