@@ -99,10 +99,17 @@ def _private_directory() -> Path | None:
     return folder
 
 
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # a uid without a name (some containers)
+        return str(os.getuid()) if hasattr(os, "getuid") else "user"
+
+
 def server_name(settings_file: Path | None) -> str | None:
     """The socket for this user and settings file; None when no private place for it exists."""
     scope = str(settings_file.resolve()) if settings_file is not None else "user settings"
-    digest = hashlib.sha256(f"{getpass.getuser()}\0{scope}".encode()).hexdigest()[:16]
+    digest = hashlib.sha256(f"{_user()}\0{scope}".encode()).hexdigest()[:16]
     name = f"crash-inspector-{digest}"
     if sys.platform == "win32":
         return name  # a named pipe, restricted to the user by UserAccessOption
