@@ -125,6 +125,10 @@ def test_install_makes_minidumps_ours_and_uninstall_removes_everything(xdg: Xdg,
     renamed = tmp_path / "crash-report"
     shutil.copy(sample_dump(), renamed)
     assert xdg.run("xdg-mime", "query", "filetype", str(renamed)).stdout.strip() == MINIDUMP_MIME_TYPE
+    # by name alone: a truncated .mdmp (Windows Error Reporting's name) has no header to sniff
+    truncated = tmp_path / "truncated.mdmp"
+    truncated.write_bytes(sample_dump().read_bytes()[:2])
+    assert xdg.run("xdg-mime", "query", "filetype", str(truncated)).stdout.strip() == MINIDUMP_MIME_TYPE
     # a packet capture named .dmp keeps its own type: the magic decides, not the shared glob
     capture = tmp_path / "capture.dmp"
     capture.write_bytes(b"\xd4\xc3\xb2\xa1\x02\x00\x04\x00" + bytes(16))
