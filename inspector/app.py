@@ -1,9 +1,10 @@
-"""GUI composition root: arguments, logging, QApplication, settings, session, main window.
+"""GUI composition root: arguments, logging, QApplication, settings, sessions, main windows.
 
 `python -m inspector [DUMP] [--symbols PATH]… [--settings FILE] [--screenshot FILE]`.
-Without a dump the bundled sample crash opens with its symbols. Qt is
-imported only inside `main`, so `--help` and the headless commands never
-load it.
+Without a dump the bundled sample crash opens with its symbols. When the app
+already runs (same user and settings file), the dump is handed to it and opens
+there in a new window (`inspector.gui.single_instance`). Qt is imported only
+inside `main`, so `--help` and the headless commands never load it.
 """
 
 from __future__ import annotations
@@ -16,16 +17,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector import __version__
-from inspector.resources import sample_dump, sample_symbols
+from inspector.resources import APP_ID, app_icon, sample_dump, sample_symbols
 
 #: the --color-scheme choices (also in inspector.gui.theme, which imports Qt)
 COLOR_SCHEMES = ("system", "light", "dark")
 
 if TYPE_CHECKING:  # Qt is imported only when the GUI starts
+    from PySide6.QtCore import QObject
     from PySide6.QtWidgets import QApplication
 
     from inspector.gui.main_window import MainWindow
     from inspector.gui.session import Session
+    from inspector.gui.settings import Settings
+    from inspector.gui.single_instance import InstanceServer
 
 log = logging.getLogger(__name__)
 
@@ -109,11 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import pyqtgraph
     from PySide6.QtCore import QSettings, Qt
+    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     from inspector.gui.error_reporting import ExceptHook
-    from inspector.gui.main_window import MainWindow
-    from inspector.gui.session import Session
     from inspector.gui.settings import Settings
     from inspector.gui.theme import apply_color_scheme, wants_dark
 
@@ -124,7 +127,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     QApplication.setApplicationVersion(__version__)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])
-    app.setDesktopFileName(APPLICATION)
+    # Wayland compositors match this against the installed desktop file (its icon, its name).
+    app.setDesktopFileName(APP_ID)
+    app.setWindowIcon(QIcon(str(app_icon())))
+
+    interactive = options.screenshot is None
+    instance: InstanceServer | None = None
+    if interactive:  # a scripted run never joins (or becomes) the running app
+        from inspector.gui.single_instance import OpenRequest, claim_or_forward, server_name
+
+        request = OpenRequest.from_arguments(options.dump, options.symbols)
+        name = server_name(options.settings)
+        instance = claim_or_forward(name, request) if name is not None else None
+        if name is not None and instance is None:
+            log.info("the running Crash Inspector opened %s", request.dump or "the sample crash")
+            return 0
+
     if options.color_scheme != "system":
         scheme = Qt.ColorScheme.Dark if options.color_scheme == "dark" else Qt.ColorScheme.Light
         app.styleHints().setColorScheme(scheme)  # platforms with a theme follow this themselves
@@ -134,36 +152,142 @@ def main(argv: Sequence[str] | None = None) -> int:
         store = QSettings(str(options.settings), QSettings.Format.IniFormat)
     else:
         store = QSettings()
-    settings = Settings(store)
-
-    dump: Path = options.dump if options.dump is not None else sample_dump()
-    session_symbols = list(options.symbols)
-    if options.dump is None:
-        session_symbols.append(sample_symbols())
-
-    session = Session(
-        cache_dir=settings.effective_cache_dir(), symbol_servers=settings.symbol_server_options()
-    )
-    window = MainWindow(
-        session,
-        settings,
-        session_symbol_paths=session_symbols,
-        interactive=options.screenshot is None,
-        color_scheme=options.color_scheme,
-    )
-    session.set_symbol_paths(window.effective_symbol_paths(), reanalyze=False)
-    hook = ExceptHook(window.present_error if options.screenshot is None else None).install()
+    windows = AppWindows(Settings(store), interactive=interactive, color_scheme=options.color_scheme)
+    window = windows.create(options.dump, options.symbols)
+    hook = ExceptHook(windows.present_error if interactive else None).install()
+    if instance is not None:
+        instance.open_requested.connect(windows.open_request)
+    file_opener = _file_open_filter(windows)  # macOS delivers Finder's "open" as an event, not argv
+    app.installEventFilter(file_opener)
     try:
         if options.screenshot is not None:
             return _screenshot(
-                app, window, session, dump, target=options.screenshot, size=options.screenshot_size
+                app,
+                window,
+                window.session,
+                windows.dump_of(options.dump),
+                target=options.screenshot,
+                size=options.screenshot_size,
             )
         window.show()
-        window.open_dump(dump)
+        window.open_dump(windows.dump_of(options.dump))
         return app.exec()
     finally:
-        session.shutdown()
+        app.removeEventFilter(file_opener)
+        if instance is not None:
+            instance.close()
+        windows.shutdown()
         hook.uninstall()
+
+
+class AppWindows:
+    """The app's main windows: one per opened dump request, each with its own session.
+
+    The first window, when started without a dump, shows the bundled sample; a
+    dump asked for later (a second launch, a macOS open event) replaces that
+    untouched sample instead of opening a second window beside it.
+    """
+
+    def __init__(self, settings: Settings, *, interactive: bool, color_scheme: str) -> None:
+        self.settings = settings
+        self.interactive = interactive
+        self.color_scheme = color_scheme
+        self.windows: list[MainWindow] = []
+        self._sample_window: MainWindow | None = None
+
+    @staticmethod
+    def dump_of(dump: Path | None) -> Path:
+        return dump if dump is not None else sample_dump()
+
+    def create(self, dump: Path | None, symbols: Sequence[Path]) -> MainWindow:
+        """A window (not shown, nothing opened) with `symbols` for this session only."""
+        from PySide6.QtCore import Qt
+
+        from inspector.gui.main_window import MainWindow
+        from inspector.gui.session import Session
+
+        session_symbols = list(symbols)
+        if dump is None:
+            session_symbols.append(sample_symbols())
+        session = Session(
+            cache_dir=self.settings.effective_cache_dir(),
+            symbol_servers=self.settings.symbol_server_options(),
+        )
+        window = MainWindow(
+            session,
+            self.settings,
+            session_symbol_paths=session_symbols,
+            interactive=self.interactive,
+            color_scheme=self.color_scheme,
+        )
+        session.set_symbol_paths(window.effective_symbol_paths(), reanalyze=False)
+        if self.windows:  # later windows go away when closed; the first one lives as long as main()
+            window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            window.destroyed.connect(lambda _=None, w=window: self._forget(w))
+        elif dump is None:
+            self._sample_window = window
+        self.windows.append(window)
+        return window
+
+    def _forget(self, window: MainWindow) -> None:
+        if window in self.windows:
+            self.windows.remove(window)
+
+    def _untouched_sample_window(self) -> MainWindow | None:
+        window = self._sample_window
+        if window is None or not window.isVisible() or [w for w in self.windows if w.isVisible()] != [window]:
+            return None
+        request = window.session.request
+        return window if request is None or request.dump_path == sample_dump() else None
+
+    def open_request(self, request: object) -> None:
+        """Open a dump another launch (or the platform) asked for, and bring its window to the front."""
+        from inspector.gui.single_instance import OpenRequest
+
+        assert isinstance(request, OpenRequest)
+        window = self._untouched_sample_window()
+        if window is not None and request.dump is not None:
+            self._sample_window = None
+            window.session_symbol_paths = (*window.session_symbol_paths, *request.symbols)
+            window.session.set_symbol_paths(window.effective_symbol_paths(), reanalyze=False)
+            window.open_dump(request.dump)
+            log.info("opened %s in the sample's window", request.dump)
+        elif window is None:
+            window = self.create(request.dump, request.symbols)
+            window.show()
+            window.open_dump(self.dump_of(request.dump))
+            log.info("opened %s in a new window", request.dump or "the sample crash")
+        window.raise_()
+        window.activateWindow()
+
+    def present_error(self, title: str, text: str) -> None:
+        """Show an unexpected error on the window the user is looking at."""
+        from PySide6.QtWidgets import QApplication
+
+        active = QApplication.activeWindow()
+        targets = [w for w in self.windows if w is active] or [w for w in self.windows if w.isVisible()]
+        (targets or self.windows)[-1].present_error(title, text)
+
+    def shutdown(self) -> None:
+        for window in list(self.windows):
+            window.session.shutdown()
+
+
+def _file_open_filter(windows: AppWindows) -> QObject:
+    """An application event filter that opens the files of `QFileOpenEvent`s (macOS Finder, Dock)."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtGui import QFileOpenEvent
+
+    from inspector.gui.single_instance import OpenRequest
+
+    class FileOpenFilter(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.FileOpen and isinstance(event, QFileOpenEvent) and event.file():
+                windows.open_request(OpenRequest(Path(event.file()), ()))
+                return True
+            return super().eventFilter(watched, event)
+
+    return FileOpenFilter()
 
 
 def _screenshot(

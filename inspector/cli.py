@@ -3,6 +3,8 @@
 `python -m inspector [FILE]` starts the GUI; `python -m inspector stackwalk …`
 and `python -m inspector dump …` run the engine without importing Qt, so
 scripts and CI never pay for (or need) a display stack.
+`--install-desktop` / `--uninstall-desktop` set up (or remove) the desktop
+integration for the current user, also without starting the GUI.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from inspector import __version__
 #: Imported lazily so each command only loads what it uses.
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {"dump": ("inspector.cli_dump", "run")}
 _SUBCOMMANDS["stackwalk"] = ("inspector.cli_stackwalk", "run")
+
+#: Options that do their job and exit instead of starting the GUI.
+_DESKTOP_OPTIONS = ("--install-desktop", "--uninstall-desktop")
 
 EXIT_OK = 0
 EXIT_UNUSABLE = 1
@@ -42,6 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] in (["--version"], ["-V"]):
         print(f"crash-inspector {__version__}")
         return EXIT_OK
+    if args[:1] and args[0] in _DESKTOP_OPTIONS:
+        from inspector import desktop_install
+
+        return desktop_install.run(args)
     if args[:1] in (["-h"], ["--help"]):
         _print_help()
         return EXIT_OK
@@ -57,6 +66,9 @@ def _print_help() -> None:
     parser.epilog = (
         "Headless sub-commands (no Qt): "
         + (", ".join(sorted(_SUBCOMMANDS)) or "(none yet)")
-        + ("; run `crash-inspector COMMAND --help` for each.")
+        + ("; run `crash-inspector COMMAND --help` for each. ")
+        + "Desktop integration for this user (menu entry, .dmp file type, default handler): "
+        + " or ".join(_DESKTOP_OPTIONS)
+        + "."
     )
     parser.print_help()
