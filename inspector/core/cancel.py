@@ -1,4 +1,13 @@
-"""Cooperative cancellation for long work (symbol loading, walking)."""
+"""Cooperative cancellation for long work (symbol loading, walking), and courtesy pauses.
+
+A token may also carry a *courtesy* event, set while the thread that owns the user
+interface is idle. Pure-Python work on a worker thread holds the GIL, and a GUI thread
+that paints calls back into Python hundreds of times (item models' `data()`, paint
+events), waiting up to a GIL switch interval (5 ms) for each call: a paint that takes
+5 ms on its own took 100 ms and more while the walk ran. `check()` therefore also waits,
+releasing the GIL, while the courtesy event is clear: the worker steps aside whenever the
+GUI thread has work, at the next point where it would notice a cancellation.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +16,20 @@ import weakref
 
 from inspector.core.errors import Cancelled
 
+#: Longest a `check()` waits for the courtesy event before going on anyway (seconds).
+MAX_COURTESY_PAUSE = 0.05
+
 
 class CancelToken:
     """Set from any thread; checked by the worker between units of work."""
 
-    __slots__ = ("__weakref__", "_children", "_event", "_lock")
+    __slots__ = ("__weakref__", "_children", "_courtesy", "_event", "_lock")
 
-    def __init__(self) -> None:
+    def __init__(self, *, courtesy: threading.Event | None = None) -> None:
         self._event = threading.Event()
         self._children: weakref.WeakSet[CancelToken] = weakref.WeakSet()
         self._lock = threading.Lock()
+        self._courtesy = courtesy
 
     def cancel(self) -> None:
         with self._lock:
@@ -27,7 +40,7 @@ class CancelToken:
 
     def child(self) -> CancelToken:
         """A token cancelled with this one, that can also be cancelled on its own (this one stays)."""
-        token = CancelToken()
+        token = CancelToken(courtesy=self._courtesy)
         with self._lock:
             if self._event.is_set():
                 token._event.set()
@@ -44,7 +57,11 @@ class CancelToken:
         return self._event.wait(seconds)
 
     def check(self) -> None:
-        """Raise `Cancelled` if cancellation was requested."""
+        """Raise `Cancelled` if cancellation was requested; first step aside while the UI is busy."""
+        courtesy = self._courtesy
+        if courtesy is not None and not courtesy.is_set():
+            # bounded, so a GUI thread that never goes idle slows the work down but cannot stop it
+            courtesy.wait(MAX_COURTESY_PAUSE)
         if self._event.is_set():
             raise Cancelled()
 

@@ -337,6 +337,7 @@ class Session(QObject):
             else:
                 self._queue.pop(0)
             if self._queue and (time.monotonic() >= deadline or isinstance(events[cut - 1], DumpLoaded)):
+                self.runner.hold_worker()  # until this slice is painted and the rest applied
                 self._queue_timer.start()
                 return
         self._end_if_pending()

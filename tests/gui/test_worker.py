@@ -99,6 +99,36 @@ def test_an_event_is_delivered_while_the_job_is_still_busy(qtbot: QtBot, runner:
     assert collected.values() == ["before the slow step", "after"]
 
 
+def test_the_job_steps_aside_while_the_gui_thread_applies_a_batch(qtbot: QtBot, runner: JobRunner) -> None:
+    """After each delivered batch the job's next check() waits until the GUI thread is idle again.
+
+    Pure-Python work on the worker would otherwise make every paint of the GUI thread wait for
+    the GIL (see inspector.core.cancel): here the job records, at its next check, whether the
+    GUI thread's batch had been handled (the slot ran and returned to the event loop) by then.
+    """
+    delivering = threading.Event()
+    handled = threading.Event()
+    seen_at_check: list[bool] = []
+
+    def job(cancel: CancelToken) -> Iterator[object]:
+        yield "first"
+        assert delivering.wait(TIMEOUT_MS / 1000)  # the GUI thread has started on the batch
+        cancel.check()
+        seen_at_check.append(handled.is_set())
+        yield "second"
+
+    def on_events(generation: int, batch: list[object]) -> None:
+        if batch == ["first"]:
+            delivering.set()
+            time.sleep(0.03)  # busy with the batch (shorter than the token's longest pause)
+            handled.set()
+
+    runner.events.connect(on_events)
+    with qtbot.waitSignal(runner.finished, timeout=TIMEOUT_MS):
+        runner.start(job)
+    assert seen_at_check == [True]
+
+
 def test_a_slowly_yielding_job_is_cancelled(qtbot: QtBot, runner: JobRunner) -> None:
     def slow(cancel: CancelToken) -> Iterator[object]:
         for i in itertools.count():
