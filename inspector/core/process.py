@@ -15,8 +15,12 @@ The cancel token is checked between frames (`Cancelled` is raised). Every event 
 only frozen data, so a GUI worker can forward it to the UI thread as it is. `process(...)`
 drains the generator and returns the final state.
 
-The dump must have a thread list and a system info stream (as for rust-minidump);
-otherwise `MinidumpError` is raised before anything is yielded.
+rust-minidump refuses a dump without a readable thread list or system info stream; we
+report whatever the dump still holds (a dump without a thread list still has its modules
+and crash reason; without system info the CPU is unknown, so no thread has registers) with
+the damage in `problems`. Only a dump in which none of the system info, thread list,
+module list and exception streams can be read raises `MinidumpError` (`BadData`), before
+anything is yielded.
 """
 
 from __future__ import annotations
@@ -342,11 +346,8 @@ def process_events(
 
 
 def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> Iterator[ProcessEvent]:
-    if dump.thread_list is None or dump.strictly_rejected(StreamType.ThreadListStream):
-        raise BadData("the dump has no readable thread list: there is nothing to walk")
-    if dump.system_info is None or dump.strictly_rejected(StreamType.SystemInfoStream):
-        raise BadData("the dump has no readable system info: the CPU is unknown")
     dump.parse_all()
+    _check_usable(dump)
     supplier = SymbolSupplier(
         options.symbol_paths, cache=options.index_cache(), code_id_fallback=options.code_id_fallback
     )
@@ -422,7 +423,7 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
         modules = tuple(
             replace(entry, symbols=module_symbols.get(entry.index, NOT_REQUESTED)) for entry in state.modules
         )
-        problems = state.problems + _symbol_problems(modules)
+        problems = state.problems + _symbol_problems(modules) + _walk_problems(threads)
         final = replace(state, threads=tuple(threads), modules=modules, problems=problems, walked=True)
         yield Finished(final)
     finally:
@@ -430,11 +431,46 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
             symbolizer.close()
 
 
-def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSupplier) -> ProcessState:
+#: What the report says about a dump whose SystemInfo stream cannot be read.
+UNKNOWN_SYSTEM = SystemSummary(Os.UNKNOWN, "unknown", None, Cpu.UNKNOWN, "unknown", None, 0, None)
+
+#: Streams of which at least one must be readable for a dump to be worth a report.
+_USEFUL_STREAMS = (
+    StreamType.SystemInfoStream,
+    StreamType.ThreadListStream,
+    StreamType.ModuleListStream,
+    StreamType.ExceptionStream,
+)
+
+
+def _check_usable(dump: Minidump) -> None:
+    """Raise `BadData` when none of the streams a report is made of could be read.
+
+    rust-minidump refuses a dump without a readable thread list or system info. We report
+    whatever is left instead (a dump cut off after its module list still names the modules
+    and the crash), and refuse only a dump with none of them.
+    """
+    parsed = {
+        StreamType.SystemInfoStream: dump.system_info,
+        StreamType.ThreadListStream: dump.thread_list,
+        StreamType.ModuleListStream: dump.module_list,
+        StreamType.ExceptionStream: dump.exception,
+    }
+    if any(value is not None for value in parsed.values()):
+        return
+    first = next((p for p in dump.problems if p.stream_type in _USEFUL_STREAMS), None)
+    why = "it has no system info, thread list, module list or exception stream"
+    if first is not None:
+        why = f"none of its system info, thread list, module list and exception streams can be read ({first})"
+    raise BadData(f"nothing in the dump can be reported: {why}")
+
+
+def _system_summary(dump: Minidump) -> SystemSummary:
     info = dump.system_info
-    assert info is not None
+    if info is None:
+        return replace(UNKNOWN_SYSTEM, cpu_microcode_version=dump.cpu_microcode_version)
     version, build = info.os_parts
-    system = SystemSummary(
+    return SystemSummary(
         info.os,
         info.os_name,
         f"{version} {build}" if build is not None else version,
@@ -444,9 +480,15 @@ def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSup
         info.cpu_count,
         dump.cpu_microcode_version,
     )
+
+
+def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSupplier) -> ProcessState:
+    system = _system_summary(dump)
     crash = None
     exception = dump.exception
-    if exception is not None and not dump.strictly_rejected(StreamType.ExceptionStream):
+    # A damaged exception stream whose record could be read (e.g. one said to run past the end
+    # of the file) still tells the crash; rust-minidump would drop it with the stream.
+    if exception is not None:
         reason, address = dump.crash_reason, dump.crash_address
         assert reason is not None and address is not None
         crash = CrashSummary(reason, address, exception.thread_id)
@@ -457,6 +499,19 @@ def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSup
     limits = dump.linux_limits if _usable(dump, StreamType.MozLinuxLimits) else None
     soft = dump.soft_errors if _usable(dump, StreamType.MozSoftErrors) else None
     problems = [Problem("dump", p.code, p.message, p.offset) for p in dump.problems]
+    if dump.thread_list is None:
+        problems.append(
+            Problem("dump", "NoThreadList", "the dump has no readable thread list: no thread is shown")
+        )
+    if dump.system_info is None:
+        problems.append(
+            Problem(
+                "dump",
+                "NoSystemInfo",
+                "the dump has no readable system info: the OS and CPU are unknown, "
+                "so no thread has registers",
+            )
+        )
     problems += [Problem("symbol path", "SymbolPath", f"{p.path}: {p.reason}") for p in supplier.problems]
     return ProcessState(
         path=None if dump.path is None else str(dump.path),
@@ -563,6 +618,20 @@ def _symbol_problems(modules: tuple[ModuleEntry, ...]) -> tuple[Problem, ...]:
         elif symbols.state is SymbolState.UNREADABLE:
             out.append(Problem("symbols", "UnreadableSymbols", f"{name}: {symbols.path}: {symbols.error}"))
     return tuple(out)
+
+
+def _walk_problems(threads: list[CallStack]) -> tuple[Problem, ...]:
+    """Walks cut short by the frame limit (a runaway or hostile stack): the report must say so."""
+    return tuple(
+        Problem(
+            "walk",
+            "FrameLimit",
+            f"thread {stack.thread_index} (id {stack.thread_id:#x}): {stack.termination.message}; "
+            "the frames beyond it are not shown",
+        )
+        for stack in threads
+        if stack.termination is not None and stack.termination.reason is TerminationReason.MAX_FRAMES
+    )
 
 
 def last_error_name(value: int | None) -> str | None:

@@ -401,7 +401,13 @@ class Minidump:
             raise BadData(f"{what}: no readable SystemInfo stream to tell the CPU", offset=location.rva)
         if location.data_size == 0:
             raise BadData(f"{what}: empty location", offset=location.rva)
-        data = self.source.slice(location.rva, location.data_size, what)
+        # A size running past the end of the file (a damaged size, or a file cut short) keeps
+        # the bytes that are there: the layout needs only its own size. The caller reports the
+        # damage (`reader.location_problem`).
+        size = min(location.data_size, self.size - location.rva)
+        if size <= 0:
+            raise BadRva(f"{what} at {location.rva:#x} is outside the file", offset=location.rva)
+        data = self.source.slice(location.rva, size, what)
         try:
             return context_mod.read_context(
                 data,

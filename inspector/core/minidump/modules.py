@@ -429,6 +429,14 @@ def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
         except (BadRva, BadData) as exc:
             ctx.report(type(exc)(f"module[{i}] name: {exc.message}", offset=exc.offset))
             name = ""
+        if misc.data_size and not source.has(misc.rva, misc.data_size):
+            # the misc (IMAGE_DEBUG_MISC) record is not used, but a location outside the file is damage
+            ctx.note(
+                f"module[{i}] ({name}) misc record of {misc.data_size:#x} bytes at {misc.rva:#x} "
+                "is outside the file",
+                offset=offset,
+                code=BadRva.code,
+            )
         codeview: CodeView | None = None
         if cv.data_size:
             try:

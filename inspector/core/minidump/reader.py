@@ -189,6 +189,15 @@ class StreamContext:
         )
 
 
+def location_problem(source: ByteSource, rva: int, size: int, what: str, at: int) -> BadRva | None:
+    """A `BadRva` (at `at`, the descriptor's offset) when `size` bytes at `rva` are not all in the file."""
+    if source.has(rva, size):
+        return None
+    present = max(0, min(size, source.size - rva))
+    where = f"partly outside the file (the first {present:#x} are in it)" if present else "outside the file"
+    return BadRva(f"{what} of {size:#x} bytes at {rva:#x} is {where}", offset=at)
+
+
 def read_list_header(ctx: StreamContext, entry_size: int, what: str) -> tuple[int, int]:
     """A classic list stream (u32 count, then entries): (offset of the first entry, entries to read).
 

@@ -11,7 +11,12 @@ from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.memory import MemoryRegion
 from inspector.core.minidump.modules import Location
-from inspector.core.minidump.reader import StreamContext, read_ex_list_header, read_list_header
+from inspector.core.minidump.reader import (
+    StreamContext,
+    location_problem,
+    read_ex_list_header,
+    read_list_header,
+)
 
 THREAD_SIZE = 48
 THREAD_NAME_SIZE = 12
@@ -111,13 +116,19 @@ class ThreadInfoList:
 
 
 def read_memory_region(ctx: StreamContext, start: int, location: Location) -> MemoryRegion | None:
-    """The bytes of a MINIDUMP_MEMORY_DESCRIPTOR, or None (RVA/size 0, or not in the file)."""
+    """The bytes of a MINIDUMP_MEMORY_DESCRIPTOR, or None (RVA/size 0, or starting outside the file).
+
+    A region running past the end of the file (a dump cut short, or a damaged size) keeps the
+    bytes that are in the file, so a truncated dump still shows, and walks, the start of the
+    stack; the caller reports the damage.
+    """
     if location.rva == 0 or location.data_size == 0:
         return None
-    if not ctx.source.has(location.rva, location.data_size):
+    present = min(location.data_size, ctx.source.size - location.rva)
+    if present <= 0:
         return None
-    view = ctx.source.data[location.rva : location.rva + location.data_size]
-    return MemoryRegion(start, location.data_size, view, location.rva, ctx.source.endian)
+    view = ctx.source.data[location.rva : location.rva + present]
+    return MemoryRegion(start, present, view, location.rva, ctx.source.endian)
 
 
 def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) -> ThreadList:
@@ -133,21 +144,22 @@ def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) ->
         stack_loc = Location(stack_size, stack_rva)
         ctx_loc = Location(ctx_size, ctx_rva)
         stack = read_memory_region(ctx, stack_start, stack_loc)
-        if stack is None and stack_size and stack_rva and not source.has(stack_rva, stack_size):
-            ctx.report(
-                BadRva(
-                    f"thread[{i}] (id {tid:#x}) stack of {stack_size:#x} bytes at {stack_rva:#x} "
-                    "is outside the file",
-                    offset=offset,
-                ),
-                rejects=False,
-            )
+        if stack_size and stack_rva:
+            what = f"thread[{i}] (id {tid:#x}) stack"
+            problem = location_problem(source, stack_rva, stack_size, what, offset)
+            if problem is not None:
+                ctx.report(problem, rejects=False)
         context = None
         if read_context is not None:
+            what = f"thread[{i}] (id {tid:#x}) context"
             try:
-                context = read_context(ctx_loc, f"thread[{i}] (id {tid:#x}) context")
+                context = read_context(ctx_loc, what)
             except MinidumpError as exc:
                 ctx.report(exc, rejects=False)
+            else:  # read from the bytes that are there: still damage
+                problem = location_problem(source, ctx_rva, ctx_size, what, offset)
+                if problem is not None:
+                    ctx.report(problem, rejects=False)
         threads.append(
             Thread(i, tid, suspend, prio_class, prio, teb, stack_start, stack_loc, ctx_loc, stack, context)
         )

@@ -1,0 +1,172 @@
+"""One focused test per engine fix the damaged-input generator led to (see README, Robustness).
+
+Each builds the smallest dump (or report) that lost data or crashed before the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from inspector.core.minidump import Minidump, StreamType
+from inspector.core.process import ProcessOptions, process
+from inspector.core.report.human import render_human
+from inspector.core.report.json_report import render_json
+from inspector.core.types import Cpu, Os
+from inspector.core.unwind import TerminationReason, WalkOptions
+from inspector.resources import sample_dump, sample_symbols
+from tests.synth.minidump import SynthContext, SynthMinidump
+from tests.synth.section import Section
+
+APP = 0x400000
+STACK = 0x7FFF0000
+
+
+def _walkable(*, stack_words: int = 8, crash: bool = True) -> SynthMinidump:
+    """Thread 1 crashed and scans a stack of return addresses into app; thread 2 has no stack."""
+    stack = Section(start=STACK)
+    for i in range(stack_words):
+        stack.d64(APP + 0x100 + i)
+    synth = (
+        SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX)
+        .add_thread(1, context=SynthContext.amd64(rip=APP + 0x10, rsp=STACK, rbp=0), stack=stack)
+        .add_thread(2, context=SynthContext.amd64(rip=APP + 0x20, rsp=0x10000))
+        .add_module(APP, 0x1000, "/usr/bin/app", build_id=b"\x01" * 20)
+    )
+    if crash:
+        synth.add_exception(1, code=11, flags=1, context=SynthContext.amd64(rip=APP + 0x10, rsp=STACK, rbp=0))
+    return synth
+
+
+def test_thread_list_with_a_huge_count_is_still_walked() -> None:
+    """Was: any size mismatch in the thread list made `process` refuse the whole dump."""
+    synth = _walkable()
+    data = bytearray(synth.finish())
+    rva, _ = synth.stream_locations[StreamType.ThreadListStream]
+    data[rva : rva + 4] = (0xFFFFFFFF).to_bytes(4, "little")
+    state = process(Minidump.from_bytes(bytes(data)))
+    assert [t.thread_id for t in state.threads] == [1, 2]
+    assert len(state.threads[0].frames) > 1 and state.crash is not None
+    assert any(p.code == "StreamSizeMismatch" for p in state.problems)
+
+
+def test_dump_cut_inside_the_thread_list_keeps_system_info_and_whole_threads() -> None:
+    """Was: exit 1, "no readable thread list", although system info and one thread were intact."""
+    synth = _walkable()
+    data = synth.finish()
+    rva, _ = synth.stream_locations[StreamType.ThreadListStream]
+    state = process(Minidump.from_bytes(data[: rva + 4 + 48 + 20]))  # one whole thread and part of one
+    assert state.system.cpu is Cpu.AMD64
+    assert [t.thread_id for t in state.threads] == [1]
+    assert any("cut off" in p.message for p in state.problems)
+
+
+def test_exception_said_to_run_past_the_end_still_gives_the_crash() -> None:
+    """Was: the crash reason was dropped with a stream whose directory size ran past the file."""
+    synth = _walkable()
+    data = bytearray(synth.finish())
+    directory = int.from_bytes(data[12:16], "little")
+    for i in range(int.from_bytes(data[8:12], "little")):
+        at = directory + 12 * i
+        if int.from_bytes(data[at : at + 4], "little") == StreamType.ExceptionStream:
+            data[at + 4 : at + 8] = (0xFFFFFFFF).to_bytes(4, "little")
+    state = process(Minidump.from_bytes(bytes(data)))
+    assert state.crash is not None and state.crash.reason == "SIGSEGV / SEGV_MAPERR"
+
+
+def test_stack_cut_off_by_the_end_of_the_file_is_walked_as_far_as_it_goes() -> None:
+    """Was: a stack running past the end of the file was dropped whole (frame 0 only).
+
+    The sample's crashing thread has its stack at the very end of the file (Crashpad's layout),
+    so a dump cut short there is the commonest damage there is.
+    """
+    data = sample_dump().read_bytes()
+    options = ProcessOptions(symbol_paths=(sample_symbols(),), use_symbols_cache=False)
+    whole = process(Minidump.from_bytes(data), options).crashing_thread
+    with Minidump.from_bytes(data) as dump:
+        thread = dump.crashing_thread
+        assert thread is not None
+        stack = thread.stack_location
+    assert stack.rva + stack.data_size == len(data) and whole is not None and len(whole.frames) == 4
+    state = process(Minidump.from_bytes(data[: stack.rva + 0x100]), options)
+    cut = state.crashing_thread
+    assert cut is not None and len(cut.frames) == 3
+    assert [(f.instruction, f.function_name) for f in cut.frames] == [
+        (f.instruction, f.function_name) for f in whole.frames[:3]
+    ]
+    assert any(
+        "stack of 0x8b8 bytes" in p.message and "(the first 0x100 are in it)" in p.message
+        for p in state.problems
+    )
+
+
+def test_memory_region_cut_off_by_the_end_of_the_file_keeps_its_bytes() -> None:
+    data = SynthMinidump(cpu=Cpu.AMD64).add_thread(1).add_memory(0x10000, bytes(range(256)) * 4).finish()
+    dump = Minidump.from_bytes(data[:-1000])
+    region = dump.memory.region_for(0x10000)
+    assert region is not None and region.size == len(data) - 1000 - region.rva < 1024
+    assert dump.memory.read_u8(0x10000 + region.size - 1) == (region.size - 1) % 256
+    assert any(
+        "partly outside the file" in p.message for p in dump.stream_problems(StreamType.MemoryListStream)
+    )
+
+
+def test_context_with_a_huge_size_is_read_from_the_bytes_that_are_there() -> None:
+    """Was: a context location whose size ran past the end of the file lost the thread's registers."""
+    synth = _walkable()
+    data = bytearray(synth.finish())
+    rva, _ = synth.stream_locations[StreamType.ThreadListStream]
+    data[rva + 4 + 40 : rva + 4 + 44] = (0xFFFFFFF0).to_bytes(4, "little")  # thread[0] context size
+    dump = Minidump.from_bytes(bytes(data))
+    context = dump.threads[0].context
+    assert context is not None and context.instruction_pointer == APP + 0x10
+    assert any(
+        "context of 0xfffffff0 bytes" in p.message for p in dump.stream_problems(StreamType.ThreadListStream)
+    )
+
+
+def test_module_misc_record_outside_the_file_is_reported() -> None:
+    synth = SynthMinidump().add_module(APP, 0x1000, "/usr/bin/app")
+    data = bytearray(synth.finish())
+    rva, _ = synth.stream_locations[StreamType.ModuleListStream]
+    data[rva + 4 + 84 : rva + 4 + 92] = (16).to_bytes(4, "little") + (0x7FFFFF00).to_bytes(4, "little")
+    dump = Minidump.from_bytes(bytes(data))
+    assert dump.modules[0].code_file == "/usr/bin/app"
+    assert any("misc record" in p.message for p in dump.stream_problems(StreamType.ModuleListStream))
+
+
+def test_frame_limit_is_said_in_json_and_human_reports(tmp_path: Path) -> None:
+    state = process(
+        Minidump.from_bytes(_walkable(stack_words=64).finish()),
+        ProcessOptions(walk=WalkOptions(max_frames=5)),
+    )
+    stack = state.threads[0]
+    assert len(stack.frames) == 5 and stack.termination is not None
+    assert stack.termination.reason is TerminationReason.MAX_FRAMES
+    document = json.loads(render_json(state))
+    [limit] = [p for p in document["inspector_problems"] if p["code"] == "FrameLimit"]
+    assert limit["source"] == "walk"
+    assert limit["message"].startswith("thread 0 (id 0x1): stopped after 5 frames (the frame limit)")
+    human = render_human(state)
+    assert "    (stopped after 5 frames (the frame limit); the frames beyond it are not shown)" in human
+    assert "Problems found in the inputs (1):\n  [walk] FrameLimit: thread 0" in human
+
+
+def test_human_report_closes_with_every_problem() -> None:
+    data = (
+        SynthMinidump(cpu=Cpu.AMD64).add_thread(1).add_stream(StreamType.MiscInfoStream, bytes(10)).finish()
+    )
+    state = process(Minidump.from_bytes(data))
+    human = render_human(state)
+    assert state.problems
+    assert (
+        human
+        == render_human(state, problems=False)
+        + "\n".join(
+            ["", f"Problems found in the inputs ({len(state.problems)}):"]
+            + [f"  [{p.source}] {p.code} at {p.offset:#x}: {p.message}" for p in state.problems]
+        )
+        + "\n"
+    )
+    clean = process(Minidump.from_bytes(_walkable().finish()))
+    assert "Problems found" not in render_human(clean)
