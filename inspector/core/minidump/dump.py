@@ -175,7 +175,24 @@ class Minidump:
         self.size = len(data)
         self.endian, self.header = self._read_header(data)
         self.source = ByteSource(data, self.endian)
-        self.directory = self._read_directory()
+        version = self.header.version & 0xFFFF
+        version_problem = None
+        if version != MINIDUMP_VERSION:
+            # rust-minidump refuses the file; the signature says what it is, so read it and say so
+            version_problem = VersionMismatch(
+                f"minidump format version {version:#x}, expected {MINIDUMP_VERSION:#x}", offset=4
+            )
+            self._problems.append(
+                StreamProblem(None, 4, f"{version_problem.message}; read as a minidump", version_problem.code)
+            )
+        try:
+            self.directory = self._read_directory()
+        except DirectoryTruncated:
+            if version_problem is not None:
+                raise version_problem from None
+            raise
+        if version_problem is not None and not self.directory:
+            raise version_problem
         seen: dict[int, DirectoryEntry] = {}
         for entry in self.directory:
             old = seen.get(entry.stream_type)
@@ -272,32 +289,81 @@ class Minidump:
         header = Header(*struct.unpack_from(endian + "IIIIIIQ", data, 0))
         if header.signature != MINIDUMP_SIGNATURE:
             raise HeaderMismatch(f"bad signature {header.signature:#x}", offset=0)
-        if header.version & 0xFFFF != MINIDUMP_VERSION:
-            raise VersionMismatch(
-                f"minidump format version {header.version & 0xFFFF:#x}, expected {MINIDUMP_VERSION:#x}",
-                offset=4,
-            )
         return endian, header
 
     def _read_directory(self) -> tuple[DirectoryEntry, ...]:
+        """The directory; a damaged header's directory is read as far as its entries make sense.
+
+        A stream count that runs past the end of the file cannot be right: the entries are
+        read only while they look like entries (a known stream type, bytes inside the file),
+        since garbage read as entries would hide real streams of the same type. When the
+        header's directory yields nothing (its offset or count damaged), the entries are
+        looked for right after the header, where Breakpad and Crashpad write them.
+        """
         rva = self.header.stream_directory_rva
         claimed = self.header.stream_count
         available = max(0, (self.size - rva) // DIRECTORY_ENTRY_SIZE) if rva < self.size else 0
         count = min(claimed, available)
         if count < claimed:
-            problem = DirectoryTruncated(
+            entries = self._plausible_entries(rva, count)
+            message = (
                 f"directory of {claimed} entries at {rva:#x} runs past the end of the file; "
-                f"{count} entries are readable",
-                offset=rva,
+                f"{len(entries)} entries are readable"
             )
-            if count == 0:
-                raise problem
-            self._problems.append(StreamProblem(None, rva, problem.message, problem.code))
+            if entries:
+                self._problems.append(StreamProblem(None, rva, message, DirectoryTruncated.code))
+                return entries
+            return self._recover_directory(DirectoryTruncated(message, offset=rva))
         entry = self.source.struct("III")
-        return tuple(
+        entries = tuple(
             DirectoryEntry(i, *entry.unpack_from(self._data, rva + i * DIRECTORY_ENTRY_SIZE))
             for i in range(count)
         )
+        if not entries and claimed == 0:
+            return self._recover_directory(None)
+        return entries
+
+    def _plausible_entries(self, rva: int, limit: int, *, inside: bool = False) -> tuple[DirectoryEntry, ...]:
+        """The leading entries at `rva` (at most `limit`) that look like directory entries.
+
+        A known stream type other than UnusedStream (zeros end the entries) after the header;
+        with `inside`, also bytes inside the file (a stream of a dump cut short may well lie
+        past its end).
+        """
+        unpack = self.source.struct("III").unpack_from
+        entries = []
+        for i in range(limit):
+            stream_type, size, at = unpack(self._data, rva + i * DIRECTORY_ENTRY_SIZE)
+            if (
+                stream_type == StreamType.UnusedStream
+                or stream_type not in KNOWN_STREAM_TYPES
+                or at < HEADER_SIZE
+                or (inside and at + size > self.size)
+            ):
+                break
+            entries.append(DirectoryEntry(i, stream_type, size, at))
+        return tuple(entries)
+
+    def _recover_directory(self, failure: DirectoryTruncated | None) -> tuple[DirectoryEntry, ...]:
+        rva = self.header.stream_directory_rva
+        limit = max(0, (self.size - HEADER_SIZE) // DIRECTORY_ENTRY_SIZE)
+        found = (
+            () if rva == HEADER_SIZE else self._plausible_entries(HEADER_SIZE, min(limit, 4096), inside=True)
+        )
+        if not found:
+            if failure is not None:
+                raise failure
+            return ()
+        self._problems.append(
+            StreamProblem(
+                None,
+                12,
+                f"the header's directory ({self.header.stream_count} entries at {rva:#x}) is unusable; "
+                f"{len(found)} entries found right after the header are used",
+                DirectoryTruncated.code,
+            )
+        )
+        return found
 
     # ---- raw access ------------------------------------------------------------------------------
 
