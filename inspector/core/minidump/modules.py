@@ -414,6 +414,9 @@ def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
     first, count = read_list_header(ctx, MODULE_SIZE, "module list")
     record = source.struct(_MODULE_FORMAT)
     modules = []
+    # records of one CodeView location are read once: a hostile list may point thousands of
+    # modules at one big record (see ByteSource on shared strings)
+    codeviews: dict[Location, CodeView | BadRva | StreamTruncated | None] = {}
     for i in range(count):
         offset = first + i * MODULE_SIZE
         f = record.unpack_from(source.data, offset)
@@ -439,12 +442,18 @@ def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
             )
         codeview: CodeView | None = None
         if cv.data_size:
-            try:
-                codeview = _read_codeview(ctx, cv)
-            except (BadRva, StreamTruncated) as exc:
+            if cv not in codeviews:
+                try:
+                    codeviews[cv] = _read_codeview(ctx, cv)
+                except (BadRva, StreamTruncated) as exc:
+                    codeviews[cv] = exc
+            read = codeviews[cv]
+            if isinstance(read, BadRva | StreamTruncated):
                 ctx.report(
-                    type(exc)(f"module[{i}] ({name}) CodeView record: {exc.message}", offset=exc.offset)
+                    type(read)(f"module[{i}] ({name}) CodeView record: {read.message}", offset=read.offset)
                 )
+            else:
+                codeview = read
         modules.append(
             Module(
                 base=base,
