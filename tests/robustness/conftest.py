@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+# The main window and its message-box patch, for test_gui_damaged_inputs.py (Qt runs offscreen).
+from tests.gui.conftest import message_boxes, settings, window  # noqa: F401
 from tests.robustness.damage import (
     DumpSeed,
     DumpVariant,
