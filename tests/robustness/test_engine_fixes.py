@@ -6,15 +6,21 @@ Each builds the smallest dump (or report) that lost data or crashed before the f
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inspector.core.minidump import Minidump, StreamType
 from inspector.core.process import ProcessOptions, process
 from inspector.core.report.human import render_human
 from inspector.core.report.json_report import render_json
+from inspector.core.symbols.postfix import evaluate_cfi, parse_cfi_rules
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind import TerminationReason, WalkOptions
 from inspector.resources import sample_dump, sample_symbols
+from tests.robustness.harness import time_limit
 from tests.synth.minidump import SynthContext, SynthMinidump
 from tests.synth.section import Section
 
@@ -170,3 +176,69 @@ def test_human_report_closes_with_every_problem() -> None:
     )
     clean = process(Minidump.from_bytes(_walkable().finish()))
     assert "Problems found" not in render_human(clean)
+
+
+def _rules_token_by_token(text: str) -> list[tuple[str, str]] | None:
+    """rust-minidump's rule split, token by token (the former implementation; the reference)."""
+    rules: list[tuple[str, str]] = []
+    register: str | None = None
+    first = last = -1
+    for m in re.finditer(r"[^ \t\n\x0c\r]+", text):
+        token = m.group()
+        if token.endswith(":"):
+            if register is not None:
+                if first < 0:
+                    return None
+                rules.append((register, text[first:last]))
+            name = token[:-1]
+            register = name[1:] if name.startswith("$") else name
+            first = last = -1
+        else:
+            if register is None:
+                return None
+            if first < 0:
+                first = m.start()
+            last = m.end()
+    if register is None or first < 0:
+        return None
+    rules.append((register, text[first:last]))
+    return rules
+
+
+_PIECES = st.sampled_from(
+    [
+        ".cfa:",
+        ".ra:",
+        "$rbp:",
+        "rip:",
+        ":",
+        "a:b",
+        "a:b:",
+        "$:",
+        "$rsp",
+        "8",
+        "+",
+        "^",
+        ".cfa",
+        "-8",
+        "x\x0b:",
+    ]
+)
+_SPACES = st.sampled_from([" ", "  ", "\t", "\n", "\r", "\x0c", "\x0b", ""])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_SPACES, _PIECES), max_size=12), _SPACES)
+def test_cfi_rule_split_equals_the_token_by_token_split(pieces: list[tuple[str, str]], tail: str) -> None:
+    text = "".join(space + piece for space, piece in pieces) + tail
+    assert parse_cfi_rules(text) == _rules_token_by_token(text)
+
+
+def test_a_rule_of_300000_tokens_is_split_and_refused_without_a_token_loop() -> None:
+    """Was: every CFI lookup looped over every token in Python (9 s for one hostile walk)."""
+    text = ".cfa: $rsp " + "1 + " * 150_000 + ".ra: .cfa -8 + ^"
+    with time_limit(5):  # a hang guard, not a timing target
+        rules = parse_cfi_rules(text)
+        assert rules is not None and [register for register, _ in rules] == [".cfa", ".ra"]
+        result = evaluate_cfi(dict(rules)[".cfa"], registers={"rsp": 8}, read_word=lambda a: None)
+    assert result.error == "expression has more than 10000 tokens" and result.steps == ()
