@@ -242,3 +242,22 @@ def test_a_rule_of_300000_tokens_is_split_and_refused_without_a_token_loop() -> 
         assert rules is not None and [register for register, _ in rules] == [".cfa", ".ra"]
         result = evaluate_cfi(dict(rules)[".cfa"], registers={"rsp": 8}, read_word=lambda a: None)
     assert result.error == "expression has more than 10000 tokens" and result.steps == ()
+
+
+def test_context_cut_short_after_its_registers_keeps_them() -> None:
+    """Was: a thread whose context was cut in its floating-point area lost all its registers."""
+    data = sample_dump().read_bytes()
+    with Minidump.from_bytes(data) as whole:
+        thread = whole.threads[2]
+        assert thread.context is not None
+        location, rip = thread.context_location, thread.context.instruction_pointer
+    cut = data[: location.rva + 880]  # the registers end at 0x100, the float state after it
+    dump = Minidump.from_bytes(cut)
+    context = dump.threads[2].context
+    assert context is not None and context.instruction_pointer == rip
+    assert any(
+        "has 880 of the 1232 bytes of CONTEXT_AMD64: its registers are read" in p.message
+        for p in dump.stream_problems(StreamType.ThreadListStream)
+    )
+    too_short = Minidump.from_bytes(data[: location.rva + 0xF0])  # rip (at 0xf8) is cut
+    assert too_short.threads[2].context is None

@@ -250,6 +250,33 @@ def _struct_for(layout: ContextLayout, endian: str) -> struct.Struct:
     return struct.Struct(endian + "".join(code for _, code in _FIELDS[layout]))
 
 
+#: The first field of each layout that holds no register the stackwalker or the reports use
+#: (floating-point and vector state, debug registers): a context cut short after the
+#: registers still has them.
+_FIRST_NON_REGISTER_FIELD = {
+    ContextLayout.X86: "extended_registers",
+    ContextLayout.AMD64: "float_save",
+    ContextLayout.ARM: "float_save.fpscr",
+    ContextLayout.ARM64: "float_regs",
+    ContextLayout.ARM64_OLD: "float_regs",
+    ContextLayout.MIPS: "float_save.regs",
+    ContextLayout.PPC: "float_save.fpregs",
+    ContextLayout.PPC64: "float_save.fpregs",
+    ContextLayout.SPARC: "float_save.regs",
+}
+
+
+@lru_cache(maxsize=16)
+def register_bytes(layout: ContextLayout) -> int:
+    """How many leading bytes of the layout hold every register (the rest is floating-point state)."""
+    codes = []
+    for name, code in _FIELDS[layout]:
+        if name == _FIRST_NON_REGISTER_FIELD[layout]:
+            break
+        codes.append(code)
+    return struct.calcsize("<" + "".join(codes))
+
+
 def context_size(layout: ContextLayout) -> int:
     """Bytes the layout occupies in a dump (what must be present to read it)."""
     return _struct_for(layout, "<").size
@@ -661,7 +688,8 @@ def read_context(
 ) -> CpuContext:
     """Parse a context the way rust-minidump does: layout from the system info, checked by its flags.
 
-    Raises `StreamTruncated` when the bytes are shorter than the layout and
+    Raises `StreamTruncated` when the bytes end before the layout's last register (bytes
+    missing after it, the floating-point state, read as zeros: see `register_bytes`) and
     `BadData` when the CPU is unknown or `context_flags` names another CPU.
     MIPS64 contexts (architecture MIPS64, or MIPS with MIPS64 flags) are read
     too; rust-minidump rejects them.
@@ -673,11 +701,13 @@ def read_context(
         )
     layout, expected_flag, cpu = entry
     size = context_size(layout)
-    if len(data) < size:
+    if len(data) < register_bytes(layout):
         raise StreamTruncated(
             f"{layout.value} needs {size} bytes but the context has {len(data)}", offset=offset
         )
-    raw = bytes(data[:size])
+    # A context cut short after its registers (a dump cut off by the end of the file) keeps
+    # them; the missing floating-point state reads as zeros and the caller reports it.
+    raw = bytes(data[:size]).ljust(size, b"\0")
     fields = _decode_fields(layout, raw, endian)
     flags = fields["context_flags"]
     assert isinstance(flags, int)

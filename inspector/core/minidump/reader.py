@@ -227,6 +227,29 @@ def location_problem(source: ByteSource, rva: int, size: int, what: str, at: int
     return BadRva(f"{what} of {size:#x} bytes at {rva:#x} is {where}", offset=at)
 
 
+def context_problems(
+    source: ByteSource, rva: int, size: int, layout: tuple[str, int], *, what: str, at: int
+) -> list[MinidumpError]:
+    """Damage of a context that was read all the same: its location runs past the end of the file,
+    or it has fewer bytes than its layout (`layout`: name and size) and lacks its floating-point
+    state."""
+    problems: list[MinidumpError] = []
+    outside = location_problem(source, rva, size, what, at)
+    if outside is not None:
+        problems.append(outside)
+    available = max(0, min(size, source.size - rva))
+    name, layout_size = layout
+    if available < layout_size:
+        problems.append(
+            StreamTruncated(
+                f"{what} has {available} of the {layout_size} bytes of {name}: "
+                "its registers are read, its floating-point state is missing",
+                offset=at,
+            )
+        )
+    return problems
+
+
 def read_list_header(ctx: StreamContext, entry_size: int, what: str) -> tuple[int, int]:
     """A classic list stream (u32 count, then entries): (offset of the first entry, entries to read).
 

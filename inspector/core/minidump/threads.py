@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from inspector.core.errors import MinidumpError
-from inspector.core.minidump.context import CpuContext
+from inspector.core.minidump.context import CpuContext, context_size
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.memory import MemoryRegion
 from inspector.core.minidump.modules import Location
 from inspector.core.minidump.reader import (
     StreamContext,
+    context_problems,
     location_problem,
     read_ex_list_header,
     read_list_header,
@@ -157,9 +158,9 @@ def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) ->
             except MinidumpError as exc:
                 ctx.report(exc, rejects=False)
             else:  # read from the bytes that are there: still damage
-                problem = location_problem(source, ctx_rva, ctx_size, what, offset)
-                if problem is not None:
-                    ctx.report(problem, rejects=False)
+                layout = (context.layout.value, context_size(context.layout))
+                for damage in context_problems(source, ctx_rva, ctx_size, layout, what=what, at=offset):
+                    ctx.report(damage, rejects=False)
         threads.append(
             Thread(i, tid, suspend, prio_class, prio, teb, stack_start, stack_loc, ctx_loc, stack, context)
         )
