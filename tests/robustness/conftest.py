@@ -19,9 +19,8 @@ from tests.robustness.damage import (
 )
 from tests.robustness.harness import Outcome, run_library
 
-#: Generated at collection time (parametrize needs the names); symbol files of the synthetic
-#: seeds go to a directory of the session (`robust_workdir`), so collection writes them to a
-#: private temporary directory first.
+#: Generated once, at collection time (parametrize needs the names); the synthetic seeds' symbol
+#: files go to a private temporary directory, removed when the session ends.
 _COLLECTION: dict[str, object] = {}
 
 
