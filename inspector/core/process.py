@@ -467,8 +467,11 @@ def _check_usable(dump: Minidump) -> None:
 
 def _system_summary(dump: Minidump) -> SystemSummary:
     info = dump.system_info
-    if info is None:
-        return replace(UNKNOWN_SYSTEM, cpu_microcode_version=dump.cpu_microcode_version)
+    if info is None:  # the CPU may still be known from the thread contexts
+        cpu = dump.cpu
+        return replace(
+            UNKNOWN_SYSTEM, cpu=cpu, cpu_arch=cpu.value, cpu_microcode_version=dump.cpu_microcode_version
+        )
     version, build = info.os_parts
     return SystemSummary(
         info.os,
@@ -503,7 +506,7 @@ def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSup
         problems.append(
             Problem("dump", "NoThreadList", "the dump has no readable thread list: no thread is shown")
         )
-    if dump.system_info is None:
+    if dump.system_info is None and dump.cpu is Cpu.UNKNOWN:
         problems.append(
             Problem(
                 "dump",

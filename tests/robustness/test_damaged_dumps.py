@@ -102,7 +102,7 @@ def test_usable_output_figures(outcomes: Outcomes, capsys: pytest.CaptureFixture
     lines = [
         f"[robustness] {len(seeded)} damaged dumps: {counts['report']} still give a report, "
         f"{counts['frames']} frames for the crashing thread ({counts['walked']} more than the context "
-        f"frame), {counts['modules']} the module list, {counts['system']} the OS and CPU"
+        f"frame), {counts['modules']} the module list, {counts['system']} the CPU"
     ]
     for family in families:
         n = by_family[(family, "all")]

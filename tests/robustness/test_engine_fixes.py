@@ -261,3 +261,23 @@ def test_context_cut_short_after_its_registers_keeps_them() -> None:
     )
     too_short = Minidump.from_bytes(data[: location.rva + 0xF0])  # rip (at 0xf8) is cut
     assert too_short.threads[2].context is None
+
+
+def test_without_its_system_info_the_sample_is_walked_as_before() -> None:
+    """Was: no system info, no registers, no frames (rust-minidump refuses the dump). The thread
+    contexts' flags say amd64, so every thread is walked exactly as in the undamaged dump."""
+    data = bytearray(sample_dump().read_bytes())
+    assert data[32:36] == (7).to_bytes(4, "little")  # directory[0] is the SystemInfo stream
+    data[32:36] = (0x47670099).to_bytes(4, "little")  # now an unknown Linux-vendor stream
+    options = ProcessOptions(symbol_paths=(sample_symbols(),), use_symbols_cache=False)
+    whole = process(Minidump.from_bytes(sample_dump().read_bytes()), options)
+    damaged = process(Minidump.from_bytes(bytes(data)), options)
+    assert damaged.system.cpu is Cpu.AMD64 and damaged.system.os is Os.UNKNOWN
+    for before, after in zip(whole.threads, damaged.threads, strict=True):
+        assert [(f.instruction, f.trust, f.function_name) for f in after.frames] == [
+            (f.instruction, f.trust, f.function_name) for f in before.frames
+        ]
+    assert any(
+        "the CPU (amd64) is taken from the flags of 4 thread context(s)" in p.message
+        for p in damaged.problems
+    )

@@ -678,6 +678,40 @@ def _register_values(layout: ContextLayout, f: Mapping[str, FieldValue]) -> list
     return [*ints("g_r"), *(one(n) for n in ("ccr", "pc", "npc", "y", "asi", "fprs"))]
 
 
+def cpu_of_architecture(processor_architecture: int) -> Cpu:
+    """The CPU a context of this `processor_architecture` is read as (UNKNOWN if none)."""
+    entry = _ARCH_LAYOUTS.get(processor_architecture)
+    return Cpu.UNKNOWN if entry is None else entry[2]
+
+
+#: (offset of context_flags, CPU bits, processor architecture), tried in this order when a dump has
+#: no readable SystemInfo stream (amd64 first: its first word is a home address, not its flags).
+ARCHITECTURE_SIGNS: tuple[tuple[int, int, int], ...] = (
+    (0x30, ContextCpuFlag.AMD64, ProcessorArchitecture.AMD64),
+    (0, ContextCpuFlag.X86, ProcessorArchitecture.INTEL),
+    (0, ContextCpuFlag.ARM64, ProcessorArchitecture.ARM64),
+    (0, ContextCpuFlag.ARM64_OLD, ProcessorArchitecture.ARM64_OLD),
+    (0, ContextCpuFlag.ARM, ProcessorArchitecture.ARM),
+    (0, ContextCpuFlag.MIPS64, ProcessorArchitecture.MIPS64),
+    (0, ContextCpuFlag.MIPS, ProcessorArchitecture.MIPS),
+    (0, ContextCpuFlag.PPC64, ProcessorArchitecture.PPC64),
+    (0, ContextCpuFlag.PPC, ProcessorArchitecture.PPC),
+    (0, ContextCpuFlag.SPARC, ProcessorArchitecture.SPARC),
+)
+
+
+def architecture_of_context(data: bytes | memoryview, endian: str = "<") -> int | None:
+    """The processor architecture whose context layout `data` looks like (flags and size), or None."""
+    for offset, bits, architecture in ARCHITECTURE_SIGNS:
+        if len(data) < offset + 4:
+            continue
+        flags = int.from_bytes(bytes(data[offset : offset + 4]), "little" if endian == "<" else "big")
+        layout = _ARCH_LAYOUTS[architecture][0]
+        if context_cpu_bits(flags) == bits and len(data) >= register_bytes(layout):
+            return architecture
+    return None
+
+
 def read_context(
     data: bytes | memoryview,
     *,

@@ -461,9 +461,14 @@ class Minidump:
     # -- CPU contexts --
 
     def read_context(self, location: Location, what: str = "context") -> CpuContext:
-        """Parse a context at `location` using the system info's CPU; raises `MinidumpError`."""
+        """Parse a context at `location` using the system info's CPU; raises `MinidumpError`.
+
+        Without a readable SystemInfo stream the CPU is the one the thread contexts' flags
+        name (`guessed_architecture`), as a problem says.
+        """
         info = self.system_info
-        if info is None:
+        architecture = info.processor_architecture if info is not None else self.guessed_architecture
+        if architecture is None:
             raise BadData(f"{what}: no readable SystemInfo stream to tell the CPU", offset=location.rva)
         if location.data_size == 0:
             raise BadData(f"{what}: empty location", offset=location.rva)
@@ -477,9 +482,9 @@ class Minidump:
         try:
             return context_mod.read_context(
                 data,
-                processor_architecture=info.processor_architecture,
+                processor_architecture=architecture,
                 endian=self.endian,
-                os=info.os,
+                os=self.os,
                 offset=location.rva,
             )
         except MinidumpError as exc:
@@ -621,7 +626,65 @@ class Minidump:
     @property
     def cpu(self) -> Cpu:
         info = self.system_info
-        return info.cpu if info else Cpu.UNKNOWN
+        if info is not None:
+            return info.cpu
+        guess = self.guessed_architecture
+        return Cpu.UNKNOWN if guess is None else context_mod.cpu_of_architecture(guess)
+
+    @property
+    def guessed_architecture(self) -> int | None:
+        """Without a readable SystemInfo stream: the processor architecture the thread contexts name.
+
+        rust-minidump refuses such a dump. The contexts' `context_flags` carry CPU bits (and
+        each layout has its size): the architecture most of the first 16 thread contexts (and
+        the exception's) agree on is used, with a problem saying so. None when none matches.
+        """
+        with self._lock:
+            if "guessed_architecture" in self._cache:
+                guess = self._cache["guessed_architecture"]
+                return guess if isinstance(guess, int) else None
+            votes: dict[int, int] = {}
+            for rva, size in self._raw_context_locations():
+                data = self._data[rva : rva + min(size, self.size - rva)]
+                architecture = context_mod.architecture_of_context(data, self.endian)
+                if architecture is not None:
+                    votes[architecture] = votes.get(architecture, 0) + 1
+            guess = max(votes, key=lambda a: votes[a]) if votes else None
+            self._cache["guessed_architecture"] = guess
+            if guess is not None:
+                cpu = context_mod.cpu_of_architecture(guess)
+                self._problems.append(
+                    StreamProblem(
+                        StreamType.SystemInfoStream,
+                        0,
+                        f"no readable system info: the CPU ({cpu.value}) is taken from the flags of "
+                        f"{votes[guess]} thread context(s), the OS is unknown",
+                        BadData.code,
+                        rejects_stream=False,
+                    )
+                )
+            return guess
+
+    def _raw_context_locations(self) -> list[tuple[int, int]]:
+        """(rva, size) of the first thread contexts and the exception's, read from the raw streams."""
+        out = []
+        unpack = self.source.struct("II").unpack_from
+        threads = self.streams.get(StreamType.ThreadListStream)
+        if threads is not None and self.source.has(threads.rva, 4):
+            count = min(self.source.u32(threads.rva), 16)
+            first = threads.rva + (8 if threads.data_size == 8 + 48 * count else 4)
+            for i in range(count):
+                at = first + 48 * i + 40
+                if self.source.has(at, 8):
+                    size, rva = unpack(self._data, at)
+                    if size and rva < self.size:
+                        out.append((rva, size))
+        exception = self.streams.get(StreamType.ExceptionStream)
+        if exception is not None and self.source.has(exception.rva + 160, 8):
+            size, rva = unpack(self._data, exception.rva + 160)
+            if size and rva < self.size:
+                out.append((rva, size))
+        return out
 
     @property
     def pointer_width(self) -> int:
