@@ -9,10 +9,11 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.core.minidump import Minidump, StreamType
+from inspector.core.minidump import Minidump, NotAMinidump, StreamType
 from inspector.core.process import ProcessOptions, process
 from inspector.core.report.human import render_human
 from inspector.core.report.json_report import render_json
@@ -281,3 +282,22 @@ def test_without_its_system_info_the_sample_is_walked_as_before() -> None:
         "the CPU (amd64) is taken from the flags of 4 thread context(s)" in p.message
         for p in damaged.problems
     )
+
+
+def test_a_damaged_signature_before_an_intact_version_and_directory_is_read() -> None:
+    data = b"XXXX" + sample_dump().read_bytes()[4:]
+    dump = Minidump.from_bytes(data)
+    assert len(dump.threads) == 3 and len(dump.modules) == 4
+    assert [(p.code, p.offset) for p in dump.problems] == [("HeaderMismatch", 0)]
+    assert "signature 0x58585858 is not MDMP" in dump.problems[0].message
+    with pytest.raises(NotAMinidump):  # without a directory it is just not a minidump
+        Minidump.from_bytes(b"XXXX\x93\xa7\x00\x00" + bytes(24) + b"garbage" * 8)
+
+
+def test_a_stream_count_of_zero_before_an_intact_directory_is_read() -> None:
+    data = bytearray(sample_dump().read_bytes())
+    data[8:12] = bytes(4)
+    dump = Minidump.from_bytes(bytes(data))
+    assert len(dump.directory) == 8 and len(dump.threads) == 3
+    assert [(p.code, p.offset) for p in dump.problems] == [("DirectoryTruncated", 8)]
+    assert "8 entries found right after the header are used" in dump.problems[0].message

@@ -175,24 +175,37 @@ class Minidump:
         self.size = len(data)
         self.endian, self.header = self._read_header(data)
         self.source = ByteSource(data, self.endian)
+        # rust-minidump refuses a file whose signature or version is wrong. One of the two
+        # intact, and a directory of real entries, say it is a damaged minidump: read it and
+        # say so. Without a directory the header's damage is the error.
+        header_problem: MinidumpError | None = None
         version = self.header.version & 0xFFFF
-        version_problem = None
-        if version != MINIDUMP_VERSION:
-            # rust-minidump refuses the file; the signature says what it is, so read it and say so
-            version_problem = VersionMismatch(
+        if self.header.signature != MINIDUMP_SIGNATURE:
+            header_problem = NotAMinidump(_describe_non_minidump(data))
+            self._problems.append(
+                StreamProblem(
+                    None,
+                    0,
+                    f"signature {self.header.signature:#010x} is not MDMP, but the version and the "
+                    "directory are a minidump's: read as one",
+                    HeaderMismatch.code,
+                )
+            )
+        elif version != MINIDUMP_VERSION:
+            header_problem = VersionMismatch(
                 f"minidump format version {version:#x}, expected {MINIDUMP_VERSION:#x}", offset=4
             )
             self._problems.append(
-                StreamProblem(None, 4, f"{version_problem.message}; read as a minidump", version_problem.code)
+                StreamProblem(None, 4, f"{header_problem.message}; read as a minidump", header_problem.code)
             )
         try:
             self.directory = self._read_directory()
         except DirectoryTruncated:
-            if version_problem is not None:
-                raise version_problem from None
+            if header_problem is not None:
+                raise header_problem from None
             raise
-        if version_problem is not None and not self.directory:
-            raise version_problem
+        if header_problem is not None and not self.directory:
+            raise header_problem
         seen: dict[int, DirectoryEntry] = {}
         for entry in self.directory:
             old = seen.get(entry.stream_type)
@@ -280,16 +293,15 @@ class Minidump:
             endian = "<"
         elif head == b"PMDM":
             endian = ">"
+        elif len(data) >= HEADER_SIZE and bytes(data[4:6]) == MINIDUMP_VERSION.to_bytes(2, "little"):
+            endian = "<"  # a damaged signature before an intact version: checked by its directory
         else:
             raise NotAMinidump(_describe_non_minidump(data))
         if len(data) < HEADER_SIZE:
             raise HeaderMismatch(
                 f"the file has {len(data)} bytes, too short for a minidump header ({HEADER_SIZE})", offset=0
             )
-        header = Header(*struct.unpack_from(endian + "IIIIIIQ", data, 0))
-        if header.signature != MINIDUMP_SIGNATURE:
-            raise HeaderMismatch(f"bad signature {header.signature:#x}", offset=0)
-        return endian, header
+        return endian, Header(*struct.unpack_from(endian + "IIIIIIQ", data, 0))
 
     def _read_directory(self) -> tuple[DirectoryEntry, ...]:
         """The directory; a damaged header's directory is read as far as its entries make sense.
@@ -313,14 +325,14 @@ class Minidump:
             if entries:
                 self._problems.append(StreamProblem(None, rva, message, DirectoryTruncated.code))
                 return entries
-            return self._recover_directory(DirectoryTruncated(message, offset=rva))
+            return self._recover_directory(DirectoryTruncated(message, offset=rva), (HEADER_SIZE,))
         entry = self.source.struct("III")
         entries = tuple(
             DirectoryEntry(i, *entry.unpack_from(self._data, rva + i * DIRECTORY_ENTRY_SIZE))
             for i in range(count)
         )
-        if not entries and claimed == 0:
-            return self._recover_directory(None)
+        if not entries and claimed == 0:  # a count of 0: the entries may be there all the same
+            return self._recover_directory(None, (rva, HEADER_SIZE))
         return entries
 
     def _plausible_entries(self, rva: int, limit: int, *, inside: bool = False) -> tuple[DirectoryEntry, ...]:
@@ -344,26 +356,31 @@ class Minidump:
             entries.append(DirectoryEntry(i, stream_type, size, at))
         return tuple(entries)
 
-    def _recover_directory(self, failure: DirectoryTruncated | None) -> tuple[DirectoryEntry, ...]:
+    def _recover_directory(
+        self, failure: DirectoryTruncated | None, places: tuple[int, ...]
+    ) -> tuple[DirectoryEntry, ...]:
+        """Entries that look real at the first of `places` that has any (its offset, or after the header)."""
         rva = self.header.stream_directory_rva
-        limit = max(0, (self.size - HEADER_SIZE) // DIRECTORY_ENTRY_SIZE)
-        found = (
-            () if rva == HEADER_SIZE else self._plausible_entries(HEADER_SIZE, min(limit, 4096), inside=True)
-        )
-        if not found:
-            if failure is not None:
-                raise failure
-            return ()
-        self._problems.append(
-            StreamProblem(
-                None,
-                12,
-                f"the header's directory ({self.header.stream_count} entries at {rva:#x}) is unusable; "
-                f"{len(found)} entries found right after the header are used",
-                DirectoryTruncated.code,
-            )
-        )
-        return found
+        for place in dict.fromkeys(places):
+            if place < HEADER_SIZE or place >= self.size:
+                continue
+            limit = min((self.size - place) // DIRECTORY_ENTRY_SIZE, 4096)
+            found = self._plausible_entries(place, limit, inside=True)
+            if found:
+                where = "right after the header" if place == HEADER_SIZE else f"at {place:#x}"
+                self._problems.append(
+                    StreamProblem(
+                        None,
+                        8 if failure is None else 12,  # the count said 0; or the offset or count is bad
+                        f"the header's directory ({self.header.stream_count} entries at {rva:#x}) is "
+                        f"unusable; {len(found)} entries found {where} are used",
+                        DirectoryTruncated.code,
+                    )
+                )
+                return found
+        if failure is not None:
+            raise failure
+        return ()
 
     # ---- raw access ------------------------------------------------------------------------------
 
