@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.core.minidump import Minidump, NotAMinidump, StreamType
+from inspector.core.minidump import Minidump, NotAMinidump, StreamType, UnloadedModule, UnloadedModuleList
 from inspector.core.process import ProcessOptions, process
 from inspector.core.report.human import render_human
 from inspector.core.report.json_report import render_json
@@ -323,3 +323,40 @@ def test_damage_in_every_block_is_counted_with_right_line_numbers_in_linear_time
     assert report.counts[DamageKind.BAD_LINE] == 20_000
     examples = [d.line_number for d in report.examples if d.kind is DamageKind.BAD_LINE]
     assert examples == [damaged_lines[0], damaged_lines[1], damaged_lines[17]]
+
+
+_UNLOADED = st.lists(
+    st.tuples(st.integers(0, 0x2000), st.integers(0, 0x800)).map(
+        lambda r: UnloadedModule(r[0], r[1], 0, 0, 0, f"m{r[0]:x}-{r[1]:x}")
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_UNLOADED, st.lists(st.integers(0, 0x2900), min_size=1, max_size=8))
+def test_unloaded_module_lookup_equals_a_pass_over_the_list(
+    modules: list[UnloadedModule], addresses: list[int]
+) -> None:
+    """The stabbing tree (was: a pass over every unloaded module for every frame) finds the same."""
+    unloaded = UnloadedModuleList(tuple(modules))
+    for address in addresses:
+        expected = sorted(
+            (m for m in modules if m.size and m.base <= address <= m.base + m.size - 1),
+            key=lambda m: (m.base, m.base + m.size),
+        )
+        assert unloaded.modules_at(address) == expected
+
+
+def test_a_deep_walk_through_a_huge_unloaded_module_list_is_not_quadratic() -> None:
+    """200 000 unloaded modules (a 5 MB stream) and 3 000 frames outside every loaded module: a
+    pass over the list per frame was 600 million checks."""
+    modules = tuple(
+        UnloadedModule(0x10000000 + i * 0x1000, 0x1000, 0, 0, 0, "gone.so") for i in range(200_000)
+    )
+    wide = UnloadedModule(0x900000, 0x10000, 0, 0, 0, "the_one.so")
+    unloaded = UnloadedModuleList((*modules, wide))
+    with time_limit(10):  # a hang guard: a fraction of a second
+        for frame in range(3000):
+            assert unloaded.modules_at(0x900000 + frame) == [wide]
+        assert unloaded.modules_at(0x10000000 + 0x1000 * 1234 + 5) == [modules[1234]]

@@ -365,7 +365,30 @@ class ModuleList:
 
 @dataclass(frozen=True, slots=True)
 class UnloadedModuleList:
+    """Unloaded modules in dump order; `modules_at` finds those covering an address.
+
+    Unloaded ranges may overlap, so the lookup is a stabbing query: the modules sorted by
+    (base, end) with a max-end tree over them, visited only where an end can reach the
+    address. A frame costs O((hits + 1) log n), not a pass over the list: a hostile dump can
+    hold a million unloaded modules and a walk a hundred thousand frames outside any module.
+    """
+
     modules: tuple[UnloadedModule, ...]
+    _sorted: list[UnloadedModule] = field(init=False, repr=False, compare=False)
+    _starts: list[int] = field(init=False, repr=False, compare=False)
+    _reach: list[int] = field(init=False, repr=False, compare=False)  # max-end tree, leaves at len(_sorted)
+
+    def __post_init__(self) -> None:
+        ranged = sorted((m for m in self.modules if m.size), key=lambda m: (m.base, m.base + m.size))
+        n = len(ranged)
+        reach = [-1] * (2 * n)
+        for i, m in enumerate(ranged):
+            reach[n + i] = m.base + m.size - 1
+        for node in range(n - 1, 0, -1):
+            reach[node] = max(reach[2 * node], reach[2 * node + 1])
+        object.__setattr__(self, "_sorted", ranged)
+        object.__setattr__(self, "_starts", [m.base for m in ranged])
+        object.__setattr__(self, "_reach", reach)
 
     def __len__(self) -> int:
         return len(self.modules)
@@ -374,9 +397,35 @@ class UnloadedModuleList:
         return iter(self.modules)
 
     def modules_at(self, address: int) -> list[UnloadedModule]:
-        """Every unloaded module whose range covers `address`, ordered by address."""
-        hits = [m for m in self.modules if m.size and m.base <= address <= m.base + m.size - 1]
-        return sorted(hits, key=lambda m: (m.base, m.base + m.size))
+        """Every unloaded module whose range covers `address`, ordered by (base, end)."""
+        n = len(self._sorted)
+        below = bisect_right(self._starts, address)  # the modules starting at or before it
+        if not below:
+            return []
+        reach = self._reach
+        hits: list[int] = []
+        # leaves [n, n + below) of the tree, visited from its roots covering that span
+        lo, hi = n, n + below
+        roots: list[int] = []
+        while lo < hi:
+            if lo & 1:
+                roots.append(lo)
+                lo += 1
+            if hi & 1:
+                hi -= 1
+                roots.append(hi)
+            lo //= 2
+            hi //= 2
+        stack = [r for r in roots if reach[r] >= address]
+        while stack:
+            node = stack.pop()
+            if node >= n:
+                hits.append(node - n)
+                continue
+            for child in (2 * node, 2 * node + 1):
+                if reach[child] >= address:
+                    stack.append(child)
+        return [self._sorted[i] for i in sorted(hits)]
 
 
 def _read_codeview(ctx: StreamContext, location: Location) -> CodeView | None:
