@@ -360,3 +360,24 @@ def test_a_deep_walk_through_a_huge_unloaded_module_list_is_not_quadratic() -> N
         for frame in range(3000):
             assert unloaded.modules_at(0x900000 + frame) == [wide]
         assert unloaded.modules_at(0x10000000 + 0x1000 * 1234 + 5) == [modules[1234]]
+
+
+def test_threads_naming_one_context_share_it() -> None:
+    """A hostile thread list can point every thread at one context: read once, not once a thread."""
+    synth = SynthMinidump(cpu=Cpu.AMD64).add_thread(1, context=SynthContext.amd64(rip=APP))
+    data = bytearray(synth.finish())
+    rva, size = synth.stream_locations[StreamType.ThreadListStream]
+    record = bytes(data[rva + 4 : rva + 4 + 48])
+    count = 2000
+    body = count.to_bytes(4, "little") + record * count
+    tail = len(data)
+    data += body  # a second, bigger thread list at the end of the file
+    directory = int.from_bytes(data[12:16], "little")
+    for i in range(int.from_bytes(data[8:12], "little")):
+        at = directory + 12 * i
+        if int.from_bytes(data[at : at + 4], "little") == StreamType.ThreadListStream:
+            data[at + 4 : at + 12] = len(body).to_bytes(4, "little") + tail.to_bytes(4, "little")
+    dump = Minidump.from_bytes(bytes(data))
+    contexts = {id(t.context) for t in dump.threads}
+    assert len(dump.threads) == count and len(contexts) == 1 and dump.threads[0].context is not None
+    assert size == 4 + 48 and dump.problems == ()

@@ -137,6 +137,9 @@ def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) ->
     first, count = read_list_header(ctx, THREAD_SIZE, "thread list")
     record = source.struct("IIIIQQIIII")
     threads = []
+    # threads naming one context location share it (immutable): a hostile list may point a
+    # million threads at one context, which read once per thread is 1.2 KB a thread
+    contexts: dict[Location, CpuContext] = {}
     for i in range(count):
         offset = first + i * THREAD_SIZE
         tid, suspend, prio_class, prio, teb, stack_start, stack_size, stack_rva, ctx_size, ctx_rva = (
@@ -154,13 +157,14 @@ def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) ->
         if read_context is not None:
             what = f"thread[{i}] (id {tid:#x}) context"
             try:
-                context = read_context(ctx_loc, what)
+                context = contexts.get(ctx_loc) or read_context(ctx_loc, what)
             except MinidumpError as exc:
                 ctx.report(exc, rejects=False)
             else:  # read from the bytes that are there: still damage
                 layout = (context.layout.value, context_size(context.layout))
                 for damage in context_problems(source, ctx_rva, ctx_size, layout, what=what, at=offset):
                     ctx.report(damage, rejects=False)
+                contexts[ctx_loc] = context
         threads.append(
             Thread(i, tid, suspend, prio_class, prio, teb, stack_start, stack_loc, ctx_loc, stack, context)
         )
