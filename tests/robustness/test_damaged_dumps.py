@@ -85,6 +85,7 @@ def test_usable_output_figures(outcomes: Outcomes, capsys: pytest.CaptureFixture
     seeded = [v for v in VARIANTS if v.seed is not None]
     counts: Counter[str] = Counter()
     by_family: Counter[tuple[str, str]] = Counter()
+    checked: Counter[str] = Counter()  # what `test_nothing_readable_is_lost` compared
     for variant in seeded:
         outcome = outcomes.of(variant)
         facts = {
@@ -98,6 +99,11 @@ def test_usable_output_figures(outcomes: Outcomes, capsys: pytest.CaptureFixture
             counts[key] += value
             by_family[(variant.family, key)] += value
         by_family[(variant.family, "all")] += 1
+        expected = survivors(variant)
+        checked["modules"] += len(expected.modules)
+        checked["threads"] += len(expected.threads)
+        checked["first frames"] += len(expected.first_frames)
+        checked["whole walks"] += len(expected.walks)
     families = sorted({f for f, _ in by_family})
     lines = [
         f"[robustness] {len(seeded)} damaged dumps: {counts['report']} still give a report, "
@@ -111,6 +117,9 @@ def test_usable_output_figures(outcomes: Outcomes, capsys: pytest.CaptureFixture
             f"  {family:12} {n:4}: report {got['report']}, frames {got['frames']} "
             f"(walked {got['walked']}), modules {got['modules']}"
         )
+    lines.append(
+        "  intact and compared with the original: " + ", ".join(f"{n} {k}" for k, n in checked.items())
+    )
     with capsys.disabled():
         print("\n" + "\n".join(lines))
     assert counts["report"] >= 0.85 * len(seeded)
