@@ -3,7 +3,8 @@
     python fuzz/fuzz_minidump.py fuzz/corpus/minidump -max_total_time=600 -timeout=10 -rss_limit_mb=2048
 
 Each input is read as a minidump, every stream parsed, the dump report rendered, every
-thread walked (no symbols) and the JSON / human / machine reports rendered. Only
+thread walked (with the repository's own symbol files, so STACK CFI runs on fuzzed stacks)
+and the JSON / human / machine reports rendered. Only
 `InspectorError`s may escape; anything else, a hang (`-timeout`) or a blow-up of memory
 (`-rss_limit_mb`) is a finding. See fuzz/README.md.
 """
@@ -11,6 +12,8 @@ thread walked (no symbols) and the JSON / human / machine reports rendered. Only
 from __future__ import annotations
 
 import sys
+import tempfile
+from pathlib import Path
 
 import atheris
 from _seeds import corpus_argument
@@ -25,8 +28,20 @@ with atheris.instrument_imports(include=["inspector"]):
     from inspector.core.report.machine import render_machine
     from inspector.core.unwind import WalkOptions
 
+REPO = Path(__file__).resolve().parent.parent
+#: The seeds' own symbols, so that fuzzed stacks are walked by STACK CFI too (the mutated dumps
+#: keep their modules' debug ids). The index cache lives in a temporary directory.
+SYMBOLS = (
+    REPO / "resources" / "examples" / "symbols",
+    *sorted((REPO / "tests" / "fixtures" / "crashes").glob("*/symbols")),
+    REPO / "tests" / "fixtures" / "crashes" / "system-symbols",
+)
 #: Hostile stacks may hold thousands of plausible frames; the cap keeps one input short.
-OPTIONS = ProcessOptions(use_symbols_cache=False, walk=WalkOptions(max_frames=512))
+OPTIONS = ProcessOptions(
+    symbol_paths=tuple(p for p in SYMBOLS if p.is_dir()),
+    symbols_cache=tempfile.mkdtemp(prefix="fuzz-minidump-symbols-"),
+    walk=WalkOptions(max_frames=512),
+)
 
 
 def test_one_input(data: bytes) -> None:
