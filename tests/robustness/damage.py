@@ -163,11 +163,12 @@ class DumpLayout:
         return self.streams.get(stream_type)
 
 
-def _string_span(dump: Minidump, rva: int, *, utf8: bool = False) -> Span | None:
+def _string_span(dump: Minidump, rva: int) -> Span | None:
+    """A MINIDUMP_STRING: its length, its UTF-16 text and the NUL after it."""
     if not rva or not dump.source.has(rva, 4):
         return None
     length = dump.source.u32(rva)
-    return Span(rva, min(rva + 4 + length + (1 if utf8 else 2), dump.size))
+    return Span(rva, min(rva + 4 + length + 2, dump.size))
 
 
 def _location_span(size: int, rva: int) -> Span | None:
