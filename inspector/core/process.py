@@ -11,7 +11,10 @@
   `Progress(...)` after each thread;
 * `Finished(state)` with everything.
 
-The cancel token is checked between frames (`Cancelled` is raised). Every event carries
+Threads that start from the same registers on the same stack bytes share one walk, and the
+frames of all threads together are capped (`WalkOptions.dump_frame_limit`): a hostile dump can
+point thousands of threads at one long stack. The cancel token is checked between frames
+(`Cancelled` is raised). Every event carries
 only frozen data, so a GUI worker can forward it to the UI thread as it is. `process(...)`
 drains the generator and returns the final state.
 
@@ -386,6 +389,10 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
         order.remove(state.requesting_thread)
         order.insert(0, state.requesting_thread)
     walked = 0
+    budget = options.walk.dump_frame_limit
+    # Threads starting from the same registers on the same stack bytes have the same walk: a
+    # hostile dump may point thousands of threads at one long stack. Walked once, shared.
+    walks: dict[tuple[object, ...], tuple[tuple[StackFrame, ...], Termination | None]] = {}
     try:
         for thread_index in order:
             stack = threads[thread_index]
@@ -394,17 +401,36 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
                 context = dump.thread_context(thread)
                 assert context is not None
                 region = dump.stack_region_for(thread, context)
-                frames: list[StackFrame] = []
+                key = (
+                    context.layout,
+                    context.values,
+                    context.valid,
+                    None if region is None else (region.base, region.size, region.rva),
+                )
                 termination: Termination | None = None
-                for event in walk_stack(
-                    context, region, env, unloaded_modules=dump.unloaded_modules, cancel=cancel
-                ):
-                    if isinstance(event, Termination):
-                        termination = event
-                        break
-                    frames.append(event)
-                    yield from new_symbols()
-                    yield FrameWalked(thread_index, event)
+                frames: list[StackFrame] = []
+                if key in walks:
+                    shared, termination = walks[key]
+                    frames = list(shared)
+                    for frame in shared:
+                        yield FrameWalked(thread_index, frame)
+                else:
+                    for event in walk_stack(
+                        context,
+                        region,
+                        env,
+                        unloaded_modules=dump.unloaded_modules,
+                        cancel=cancel,
+                        frame_budget=max(1, budget),
+                    ):
+                        if isinstance(event, Termination):
+                            termination = event
+                            break
+                        frames.append(event)
+                        yield from new_symbols()
+                        yield FrameWalked(thread_index, event)
+                    budget -= len(frames)
+                    walks[key] = (tuple(frames), termination)
                 stack = replace(
                     stack,
                     frames=tuple(frames),
@@ -633,7 +659,8 @@ def _walk_problems(threads: list[CallStack]) -> tuple[Problem, ...]:
             "the frames beyond it are not shown",
         )
         for stack in threads
-        if stack.termination is not None and stack.termination.reason is TerminationReason.MAX_FRAMES
+        if stack.termination is not None
+        and stack.termination.reason in (TerminationReason.MAX_FRAMES, TerminationReason.DUMP_FRAME_BUDGET)
     )
 
 

@@ -381,3 +381,38 @@ def test_threads_naming_one_context_share_it() -> None:
     contexts = {id(t.context) for t in dump.threads}
     assert len(dump.threads) == count and len(contexts) == 1 and dump.threads[0].context is not None
     assert size == 4 + 48 and dump.problems == ()
+
+
+def _threads_on_one_plausible_stack(count: int, *, rsp_step: int) -> bytes:
+    """`count` threads walking one stack of return addresses into app, `rsp_step` bytes apart."""
+    words = b"".join((APP + 0x100 + (i % 64)).to_bytes(8, "little") for i in range(64 * 1024))
+    synth = SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX).add_module(APP, 0x1000, "/usr/bin/app")
+    for i in range(count):
+        context = SynthContext.amd64(rip=APP + 0x10, rsp=STACK + i * rsp_step, rbp=0)
+        synth.add_thread(i + 1, context=context, stack=(STACK, words) if i == 0 else None)
+    return synth.finish()
+
+
+def test_threads_with_the_same_start_on_the_same_stack_are_walked_once() -> None:
+    """Was: each of many threads pointed at one long stack walked it again (time and memory per thread)."""
+    dump = Minidump.from_bytes(_threads_on_one_plausible_stack(40, rsp_step=0))
+    with time_limit(20):  # 40 walks of 3 000 frames would be 120 000 frames; one is 3 000
+        state = process(dump, ProcessOptions(walk=WalkOptions(max_frames=3000)))
+    assert {len(t.frames) for t in state.threads} == {3000}
+    assert len({id(t.frames[-1]) for t in state.threads}) == 1  # the very same frames
+    assert [t.thread_id for t in state.threads] == list(range(1, 41))
+
+
+def test_the_frames_of_all_threads_of_a_dump_have_a_limit() -> None:
+    dump = Minidump.from_bytes(_threads_on_one_plausible_stack(5, rsp_step=8))
+    options = ProcessOptions(walk=WalkOptions(max_frames=1000, max_dump_frames=2500))
+    state = process(dump, options)
+    assert [len(t.frames) for t in state.threads] == [1000, 1000, 500, 1, 1]
+    reasons = [t.termination.reason for t in state.threads if t.termination is not None]
+    assert reasons == [TerminationReason.MAX_FRAMES] * 2 + [TerminationReason.DUMP_FRAME_BUDGET] * 3
+    limits = [p.message for p in state.problems if p.code == "FrameLimit"]
+    assert len(limits) == 5
+    assert limits[2] == (
+        "thread 2 (id 0x3): stopped after 500 frames (the limit of 2500 frames for all threads of the "
+        "dump); the frames beyond it are not shown"
+    )

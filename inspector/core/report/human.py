@@ -198,7 +198,10 @@ def _stack(stack: CallStack, out: list[str], *, trace: bool) -> None:
         number += 1
     if trace and stack.termination is not None:
         out.extend(termination_lines(stack.termination, indent="    "))
-    elif stack.termination is not None and stack.termination.reason is TerminationReason.MAX_FRAMES:
+    elif stack.termination is not None and stack.termination.reason in (
+        TerminationReason.MAX_FRAMES,
+        TerminationReason.DUMP_FRAME_BUDGET,
+    ):
         out.append(f"    ({stack.termination.message}; the frames beyond it are not shown)")
 
 
