@@ -6,6 +6,7 @@ Each builds the smallest dump (or report) that lost data or crashed before the f
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -13,11 +14,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.core.minidump import Minidump, NotAMinidump, StreamType, UnloadedModule, UnloadedModuleList
+from inspector.core.minidump import (
+    Minidump,
+    NotAMinidump,
+    StreamType,
+    UnloadedModule,
+    UnloadedModuleList,
+    UnreadableFile,
+)
 from inspector.core.process import ProcessOptions, process
 from inspector.core.report.human import render_human
 from inspector.core.report.json_report import render_json
-from inspector.core.symbols import DamageKind, IndexCache, SymbolFile
+from inspector.core.symbols import DamageKind, IndexCache, SymbolFile, SymbolFileUnreadable
 from inspector.core.symbols.postfix import evaluate_cfi, parse_cfi_rules
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind import TerminationReason, WalkOptions
@@ -416,3 +424,16 @@ def test_the_frames_of_all_threads_of_a_dump_have_a_limit() -> None:
         "thread 2 (id 0x3): stopped after 500 frames (the limit of 2500 frames for all threads of the "
         "dump); the frames beyond it are not shown"
     )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_as_dump_or_symbol_file_is_refused_at_once(tmp_path: Path) -> None:
+    """Was: opening a FIFO for reading waited for a writer, for ever (the GUI worker, the CLI)."""
+    pipe = tmp_path / "crash.dmp"
+    os.mkfifo(pipe)
+    with time_limit(5), pytest.raises(UnreadableFile, match="not a regular file"):
+        Minidump.open(pipe)
+    sym = tmp_path / "app.sym"
+    os.mkfifo(sym)
+    with time_limit(5), pytest.raises(SymbolFileUnreadable, match="not a regular file"):
+        SymbolFile.open(sym)

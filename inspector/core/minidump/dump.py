@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import mmap
 import os
+import stat
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -159,6 +160,14 @@ def _describe_non_minidump(data: memoryview) -> str:
     return f"not a minidump: it starts with {sample!r} instead of b'MDMP'"
 
 
+def _regular_or_absent(path: Path) -> bool:
+    """False for a path that exists and is not a regular file (a pipe, socket or device)."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return True  # missing or not accessible: opening it says so
+
+
 class Minidump:
     """A minidump file. Use `Minidump.open(path)` or `Minidump.from_bytes(data)`; close it (or use `with`)."""
 
@@ -234,6 +243,9 @@ class Minidump:
         p = Path(path)
         if p.is_dir():
             raise UnreadableFile(f"{p} is a directory, not a minidump file")
+        if not _regular_or_absent(p):
+            # opening a named pipe for reading would wait for a writer, for ever
+            raise UnreadableFile(f"{p} is not a regular file (a pipe, socket or device), not a minidump file")
         try:
             f = p.open("rb")
         except FileNotFoundError:

@@ -40,6 +40,7 @@ import contextlib
 import logging
 import mmap
 import os
+import stat
 import threading
 import time
 from bisect import bisect_right, insort
@@ -274,6 +275,13 @@ class SymbolFile:
         """
         path = Path(path)
         started = time.perf_counter()
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            mode = None  # missing or not accessible: opening it says so
+        if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            # opening a named pipe for reading would wait for a writer, for ever
+            raise SymbolFileUnreadable(str(path), "not a regular file (a pipe, socket or device)")
         try:
             f = open(path, "rb")  # noqa: SIM115 - kept open for the lookups
         except OSError as exc:
