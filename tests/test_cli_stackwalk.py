@@ -124,12 +124,25 @@ def test_unusable_input_is_one_error_line_and_exit_1(
     assert err.count("\n") == 1 and err.startswith("crash-inspector: error: ") and message in err
 
 
-def test_dump_without_threads_is_unusable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dump_without_threads_still_reports_its_modules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "nothreads.dmp"
     path.write_bytes(SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX).add_module(0x400000, 0x1000, "app").finish())
+    assert cli.main(["stackwalk", "--json", str(path)]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [m["filename"] for m in document["modules"]] == ["app"] and document["threads"] == []
+    assert [p["code"] for p in document["inspector_problems"]] == ["NoThreadList"]
+    assert cli.main(["stackwalk", str(path)]) == 0
+    assert "[dump] NoThreadList: the dump has no readable thread list" in capsys.readouterr().out
+
+
+def test_dump_with_nothing_reportable_is_unusable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "nothing.dmp"
+    path.write_bytes(SynthMinidump(system_info=False).add_stream(0x47670003, b"text").finish())
     assert cli.main(["stackwalk", str(path)]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "thread list" in err
+    assert err.count("\n") == 1 and "nothing in the dump can be reported" in err
 
 
 def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

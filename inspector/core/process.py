@@ -13,17 +13,28 @@
   `Progress(...)` after each thread (and, with servers, as downloads go);
 * `Finished(state)` with everything.
 
-The cancel token is checked between frames (`Cancelled` is raised). Every event carries
-only frozen data, so a GUI worker can forward it to the UI thread as it is. `process(...)`
-drains the generator and returns the final state.
+Threads that start from the same registers on the same stack bytes share one walk (its
+frames are yielded again for each of them), and the frames of all threads together are
+capped (`WalkOptions.dump_frame_limit`, 250 000): a hostile dump can point thousands of
+threads at one long stack. A walk cut short by that cap or by the per-thread frame limit
+ends with its `Termination` and is named in `problems`. The cancel token is checked
+between frames (`Cancelled` is raised). Every event carries only frozen data, so a GUI
+worker can forward it to the UI thread as it is. `process(...)` drains the generator and
+returns the final state.
 
 With symbol servers (`ProcessOptions.symbol_servers`), the modules that the threads'
 registers and stack words point into are queued for download before the walk starts
 (`ServerSymbolSupplier.prefetch`, at most `parallel` at once), and the walk runs on a
-helper thread so that download events keep coming while it waits for a file.
+helper thread so that download events keep coming while it waits for a file; downloads
+the walk did not need are stopped when it is done.
 
-The dump must have a thread list and a system info stream (as for rust-minidump);
-otherwise `MinidumpError` is raised before anything is yielded.
+rust-minidump refuses a dump without a readable thread list or system info stream; we
+report whatever the dump still holds, with the damage in `problems` (a dump without a
+thread list still has its modules and crash reason; without system info the CPU is taken
+from the thread contexts' flags, and if they do not tell it either, no thread has
+registers). Only a dump in which none of the system info, thread list, module list and
+exception streams can be read raises `MinidumpError` (`BadData`), before anything is
+yielded and before any symbol server is contacted.
 """
 
 from __future__ import annotations
@@ -378,11 +389,8 @@ def process_events(
 
 
 def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> Iterator[ProcessEvent]:
-    if dump.thread_list is None or dump.strictly_rejected(StreamType.ThreadListStream):
-        raise BadData("the dump has no readable thread list: there is nothing to walk")
-    if dump.system_info is None or dump.strictly_rejected(StreamType.SystemInfoStream):
-        raise BadData("the dump has no readable system info: the CPU is unknown")
     dump.parse_all()
+    _check_usable(dump)
     # With servers the walk runs on a helper thread; its own token lets us stop it when
     # our consumer stops early (the caller's token cancels it too).
     walk_cancel = cancel.child() if options.uses_servers else cancel
@@ -427,7 +435,7 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
             server_supplier.stop_downloads()
         yield from tracker.changes()
         modules = tuple(replace(entry, symbols=tracker.summary(entry.index)) for entry in state.modules)
-        problems = state.problems + _symbol_problems(modules)
+        problems = state.problems + _symbol_problems(modules) + _walk_problems(threads)
         final = replace(state, threads=tuple(threads), modules=modules, problems=problems, walked=True)
         yield Finished(final)
     finally:
@@ -534,6 +542,10 @@ def _walk_threads(
         cpu=dump.cpu, os=dump.os, modules=dump.modules, symbolizer=symbolizer, options=options.walk
     )
     threads = list(state.threads)
+    budget = options.walk.dump_frame_limit
+    # Threads starting from the same registers on the same stack bytes have the same walk: a
+    # hostile dump may point thousands of threads at one long stack. Walked once, shared.
+    walks: dict[tuple[object, ...], tuple[tuple[StackFrame, ...], Termination | None]] = {}
     for thread_index in order:
         stack = threads[thread_index]
         if stack.info is CallStackInfo.OK:
@@ -541,19 +553,39 @@ def _walk_threads(
             context = dump.thread_context(thread)
             assert context is not None
             region = dump.stack_region_for(thread, context)
-            frames: list[StackFrame] = []
+            key = (
+                context.layout,
+                context.values,
+                context.valid,
+                None if region is None else (region.base, region.size, region.rva),
+            )
             termination: Termination | None = None
-            for event in walk_stack(
-                context, region, env, unloaded_modules=dump.unloaded_modules, cancel=cancel
-            ):
-                if isinstance(event, Termination):
-                    termination = event
-                    break
-                frames.append(event)
-                yield FrameWalked(thread_index, event)
+            frames: tuple[StackFrame, ...]
+            if key in walks:
+                frames, termination = walks[key]
+                for frame in frames:
+                    yield FrameWalked(thread_index, frame)
+            else:
+                walked: list[StackFrame] = []
+                for event in walk_stack(
+                    context,
+                    region,
+                    env,
+                    unloaded_modules=dump.unloaded_modules,
+                    cancel=cancel,
+                    frame_budget=max(1, budget),
+                ):
+                    if isinstance(event, Termination):
+                        termination = event
+                        break
+                    walked.append(event)
+                    yield FrameWalked(thread_index, event)
+                frames = tuple(walked)
+                budget -= len(frames)
+                walks[key] = (frames, termination)
             stack = replace(
                 stack,
-                frames=tuple(frames),
+                frames=frames,
                 termination=termination,
                 stack_region=None if region is None else AddressRange(region.base, region.end),
             )
@@ -681,11 +713,49 @@ def _modules_pointed_at(dump: Minidump, order: list[int], stack_bytes: int = 64 
     return out
 
 
-def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSupplier) -> ProcessState:
+#: What the report says about a dump whose SystemInfo stream cannot be read.
+UNKNOWN_SYSTEM = SystemSummary(Os.UNKNOWN, "unknown", None, Cpu.UNKNOWN, "unknown", None, 0, None)
+
+#: Streams of which at least one must be readable for a dump to be worth a report.
+_USEFUL_STREAMS = (
+    StreamType.SystemInfoStream,
+    StreamType.ThreadListStream,
+    StreamType.ModuleListStream,
+    StreamType.ExceptionStream,
+)
+
+
+def _check_usable(dump: Minidump) -> None:
+    """Raise `BadData` when none of the streams a report is made of could be read.
+
+    rust-minidump refuses a dump without a readable thread list or system info. We report
+    whatever is left instead (a dump cut off after its module list still names the modules
+    and the crash), and refuse only a dump with none of them.
+    """
+    parsed = {
+        StreamType.SystemInfoStream: dump.system_info,
+        StreamType.ThreadListStream: dump.thread_list,
+        StreamType.ModuleListStream: dump.module_list,
+        StreamType.ExceptionStream: dump.exception,
+    }
+    if any(value is not None for value in parsed.values()):
+        return
+    first = next((p for p in dump.problems if p.stream_type in _USEFUL_STREAMS), None)
+    why = "it has no system info, thread list, module list or exception stream"
+    if first is not None:
+        why = f"none of its system info, thread list, module list and exception streams can be read ({first})"
+    raise BadData(f"nothing in the dump can be reported: {why}")
+
+
+def _system_summary(dump: Minidump) -> SystemSummary:
     info = dump.system_info
-    assert info is not None
+    if info is None:  # the CPU may still be known from the thread contexts
+        cpu = dump.cpu
+        return replace(
+            UNKNOWN_SYSTEM, cpu=cpu, cpu_arch=cpu.value, cpu_microcode_version=dump.cpu_microcode_version
+        )
     version, build = info.os_parts
-    system = SystemSummary(
+    return SystemSummary(
         info.os,
         info.os_name,
         f"{version} {build}" if build is not None else version,
@@ -695,9 +765,15 @@ def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSup
         info.cpu_count,
         dump.cpu_microcode_version,
     )
+
+
+def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSupplier) -> ProcessState:
+    system = _system_summary(dump)
     crash = None
     exception = dump.exception
-    if exception is not None and not dump.strictly_rejected(StreamType.ExceptionStream):
+    # A damaged exception stream whose record could be read (e.g. one said to run past the end
+    # of the file) still tells the crash; rust-minidump would drop it with the stream.
+    if exception is not None:
         reason, address = dump.crash_reason, dump.crash_address
         assert reason is not None and address is not None
         crash = CrashSummary(reason, address, exception.thread_id)
@@ -708,6 +784,19 @@ def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSup
     limits = dump.linux_limits if _usable(dump, StreamType.MozLinuxLimits) else None
     soft = dump.soft_errors if _usable(dump, StreamType.MozSoftErrors) else None
     problems = [Problem("dump", p.code, p.message, p.offset) for p in dump.problems]
+    if dump.thread_list is None:
+        problems.append(
+            Problem("dump", "NoThreadList", "the dump has no readable thread list: no thread is shown")
+        )
+    if dump.system_info is None and dump.cpu is Cpu.UNKNOWN:
+        problems.append(
+            Problem(
+                "dump",
+                "NoSystemInfo",
+                "the dump has no readable system info: the OS and CPU are unknown, "
+                "so no thread has registers",
+            )
+        )
     problems += [Problem("symbol path", "SymbolPath", f"{p.path}: {p.reason}") for p in supplier.problems]
     return ProcessState(
         path=None if dump.path is None else str(dump.path),
@@ -814,6 +903,21 @@ def _symbol_problems(modules: tuple[ModuleEntry, ...]) -> tuple[Problem, ...]:
         elif symbols.state is SymbolState.UNREADABLE:
             out.append(Problem("symbols", "UnreadableSymbols", f"{name}: {symbols.path}: {symbols.error}"))
     return tuple(out)
+
+
+def _walk_problems(threads: list[CallStack]) -> tuple[Problem, ...]:
+    """Walks cut short by the frame limit (a runaway or hostile stack): the report must say so."""
+    return tuple(
+        Problem(
+            "walk",
+            "FrameLimit",
+            f"thread {stack.thread_index} (id {stack.thread_id:#x}): {stack.termination.message}; "
+            "the frames beyond it are not shown",
+        )
+        for stack in threads
+        if stack.termination is not None
+        and stack.termination.reason in (TerminationReason.MAX_FRAMES, TerminationReason.DUMP_FRAME_BUDGET)
+    )
 
 
 def last_error_name(value: int | None) -> str | None:

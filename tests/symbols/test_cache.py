@@ -317,3 +317,43 @@ def test_index_errors_have_stable_codes() -> None:
         "ChecksumMismatch",
         "MalformedIndex",
     ]
+
+
+_RACER = """
+import os, sys
+from pathlib import Path
+from inspector.core.symbols import IndexCache, SymbolFile
+sym, cache_dir, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+cache = IndexCache(cache_dir)
+sources = set()
+for _ in range(rounds):
+    for entry in Path(cache_dir).glob("*.symidx"):  # force a rebuild (and a write) now and then
+        if os.getpid() % 2 == _ % 2:
+            try:
+                entry.unlink()
+            except FileNotFoundError:
+                pass
+    with SymbolFile.open(sym, cache=cache) as sf:
+        sources.add(sf.index_source)
+        f = sf.symbolize(0x105)
+        assert f is not None and f.function_name == "first", f
+        assert sf.find_cfi(0x104) is not None and sf.find_stack_win(0x205) is not None
+print(" ".join(sorted(sources)))
+"""
+
+
+def test_two_processes_racing_on_one_sym_never_trust_a_torn_entry(sym_path: Path, cache: IndexCache) -> None:
+    """Two processes build, write, delete and read the same entry at once: every lookup is right,
+    no temporary file is left behind, and the entry left is valid."""
+    command = [sys.executable, "-c", _RACER, str(sym_path), str(cache.directory), "40"]
+    racers = [subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)]
+    racers.append(
+        subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    )
+    results = [racer.communicate(timeout=120) for racer in racers]
+    for racer, (out, err) in zip(racers, results, strict=True):
+        assert racer.returncode == 0, err
+        assert "built" in out  # each process wrote the entry at least once
+    assert [p.name for p in Path(str(cache.directory)).iterdir() if p.name.startswith(".tmp")] == []
+    with SymbolFile.open(sym_path, cache=cache) as sf:
+        assert sf.index_source == "cache"

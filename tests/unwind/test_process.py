@@ -10,6 +10,7 @@ import pytest
 
 from inspector.core.cancel import CancelToken
 from inspector.core.errors import Cancelled, InspectorError
+from inspector.core.minidump import StreamType
 from inspector.core.process import (
     DumpLoaded,
     Finished,
@@ -157,9 +158,43 @@ def test_process_missing_context() -> None:
     assert stack.termination is not None and stack.termination.reason is TerminationReason.NO_CONTEXT
 
 
-def test_process_rejects_dump_without_threads() -> None:
+def test_process_reports_a_dump_without_threads() -> None:
+    """rust-minidump refuses it; its modules and system info are still worth a report."""
     dump = SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX).add_module(APP, 0x1000, "app")
-    with pytest.raises(InspectorError, match="thread list"):
+    state = process(dump.to_minidump())
+    assert state.threads == () and [e.module.code_file for e in state.modules] == ["app"]
+    assert state.system.cpu is Cpu.AMD64
+    assert [p.code for p in state.problems] == ["NoThreadList"]
+
+
+def test_process_without_system_info_takes_the_cpu_from_the_contexts() -> None:
+    dump = (
+        SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX, system_info=False)
+        .add_module(APP, 0x1000, "app")
+        .add_thread(5, context=SynthContext.amd64(rip=APP + 0x10, rsp=STACK))
+        .add_thread(6, context=bytes(1232))  # flags naming no CPU: no registers
+    )
+    state = process(dump.to_minidump())
+    assert (state.system.os, state.system.cpu, state.system.os_name) == (Os.UNKNOWN, Cpu.AMD64, "unknown")
+    assert state.system.cpu_arch == "amd64"
+    first, second = state.threads
+    assert first.thread_id == 5 and first.frames[0].instruction == APP + 0x10
+    assert second.info is CallStackInfo.MISSING_CONTEXT
+    assert "NoSystemInfo" not in [p.code for p in state.problems]
+    assert any("taken from the flags" in p.message for p in state.problems)
+    assert [e.module.code_file for e in state.modules] == ["app"]
+
+
+def test_process_without_system_info_or_readable_contexts_lists_threads_without_registers() -> None:
+    dump = SynthMinidump(system_info=False).add_module(APP, 0x1000, "app").add_thread(5, context=bytes(1232))
+    state = process(dump.to_minidump())
+    assert state.system.cpu is Cpu.UNKNOWN and state.threads[0].info is CallStackInfo.MISSING_CONTEXT
+    assert "NoSystemInfo" in [p.code for p in state.problems]
+
+
+def test_process_rejects_a_dump_with_nothing_reportable() -> None:
+    dump = SynthMinidump(system_info=False).add_stream(StreamType.ThreadListStream, b"\x05")
+    with pytest.raises(InspectorError, match="nothing in the dump can be reported"):
         process(dump.to_minidump())
 
 

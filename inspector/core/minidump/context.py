@@ -27,6 +27,11 @@ from inspector.core.types import Cpu, Os
 class ContextLayout(enum.Enum):
     """The in-dump structure a context was read from (ARM64 has two)."""
 
+    # Members are singletons compared by identity; Enum's own hash (of the member's name, in
+    # Python) is a third of a hostile 100 000-frame walk's time: every register access looks
+    # the layout up in a dict.
+    __hash__ = object.__hash__
+
     X86 = "CONTEXT_X86"
     AMD64 = "CONTEXT_AMD64"
     ARM = "CONTEXT_ARM"
@@ -243,6 +248,33 @@ FieldValue = int | bytes | tuple[int, ...]
 @lru_cache(maxsize=64)
 def _struct_for(layout: ContextLayout, endian: str) -> struct.Struct:
     return struct.Struct(endian + "".join(code for _, code in _FIELDS[layout]))
+
+
+#: The first field of each layout that holds no register the stackwalker or the reports use
+#: (floating-point and vector state, debug registers): a context cut short after the
+#: registers still has them.
+_FIRST_NON_REGISTER_FIELD = {
+    ContextLayout.X86: "extended_registers",
+    ContextLayout.AMD64: "float_save",
+    ContextLayout.ARM: "float_save.fpscr",
+    ContextLayout.ARM64: "float_regs",
+    ContextLayout.ARM64_OLD: "float_regs",
+    ContextLayout.MIPS: "float_save.regs",
+    ContextLayout.PPC: "float_save.fpregs",
+    ContextLayout.PPC64: "float_save.fpregs",
+    ContextLayout.SPARC: "float_save.regs",
+}
+
+
+@lru_cache(maxsize=16)
+def register_bytes(layout: ContextLayout) -> int:
+    """How many leading bytes of the layout hold every register (the rest is floating-point state)."""
+    codes = []
+    for name, code in _FIELDS[layout]:
+        if name == _FIRST_NON_REGISTER_FIELD[layout]:
+            break
+        codes.append(code)
+    return struct.calcsize("<" + "".join(codes))
 
 
 def context_size(layout: ContextLayout) -> int:
@@ -646,6 +678,40 @@ def _register_values(layout: ContextLayout, f: Mapping[str, FieldValue]) -> list
     return [*ints("g_r"), *(one(n) for n in ("ccr", "pc", "npc", "y", "asi", "fprs"))]
 
 
+def cpu_of_architecture(processor_architecture: int) -> Cpu:
+    """The CPU a context of this `processor_architecture` is read as (UNKNOWN if none)."""
+    entry = _ARCH_LAYOUTS.get(processor_architecture)
+    return Cpu.UNKNOWN if entry is None else entry[2]
+
+
+#: (offset of context_flags, CPU bits, processor architecture), tried in this order when a dump has
+#: no readable SystemInfo stream (amd64 first: its first word is a home address, not its flags).
+ARCHITECTURE_SIGNS: tuple[tuple[int, int, int], ...] = (
+    (0x30, ContextCpuFlag.AMD64, ProcessorArchitecture.AMD64),
+    (0, ContextCpuFlag.X86, ProcessorArchitecture.INTEL),
+    (0, ContextCpuFlag.ARM64, ProcessorArchitecture.ARM64),
+    (0, ContextCpuFlag.ARM64_OLD, ProcessorArchitecture.ARM64_OLD),
+    (0, ContextCpuFlag.ARM, ProcessorArchitecture.ARM),
+    (0, ContextCpuFlag.MIPS64, ProcessorArchitecture.MIPS64),
+    (0, ContextCpuFlag.MIPS, ProcessorArchitecture.MIPS),
+    (0, ContextCpuFlag.PPC64, ProcessorArchitecture.PPC64),
+    (0, ContextCpuFlag.PPC, ProcessorArchitecture.PPC),
+    (0, ContextCpuFlag.SPARC, ProcessorArchitecture.SPARC),
+)
+
+
+def architecture_of_context(data: bytes | memoryview, endian: str = "<") -> int | None:
+    """The processor architecture whose context layout `data` looks like (flags and size), or None."""
+    for offset, bits, architecture in ARCHITECTURE_SIGNS:
+        if len(data) < offset + 4:
+            continue
+        flags = int.from_bytes(bytes(data[offset : offset + 4]), "little" if endian == "<" else "big")
+        layout = _ARCH_LAYOUTS[architecture][0]
+        if context_cpu_bits(flags) == bits and len(data) >= register_bytes(layout):
+            return architecture
+    return None
+
+
 def read_context(
     data: bytes | memoryview,
     *,
@@ -656,7 +722,8 @@ def read_context(
 ) -> CpuContext:
     """Parse a context the way rust-minidump does: layout from the system info, checked by its flags.
 
-    Raises `StreamTruncated` when the bytes are shorter than the layout and
+    Raises `StreamTruncated` when the bytes end before the layout's last register (bytes
+    missing after it, the floating-point state, read as zeros: see `register_bytes`) and
     `BadData` when the CPU is unknown or `context_flags` names another CPU.
     MIPS64 contexts (architecture MIPS64, or MIPS with MIPS64 flags) are read
     too; rust-minidump rejects them.
@@ -668,11 +735,13 @@ def read_context(
         )
     layout, expected_flag, cpu = entry
     size = context_size(layout)
-    if len(data) < size:
+    if len(data) < register_bytes(layout):
         raise StreamTruncated(
             f"{layout.value} needs {size} bytes but the context has {len(data)}", offset=offset
         )
-    raw = bytes(data[:size])
+    # A context cut short after its registers (a dump cut off by the end of the file) keeps
+    # them; the missing floating-point state reads as zeros and the caller reports it.
+    raw = bytes(data[:size]).ljust(size, b"\0")
     fields = _decode_fields(layout, raw, endian)
     flags = fields["context_flags"]
     assert isinstance(flags, int)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import mmap
 import os
+import stat
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -159,6 +160,14 @@ def _describe_non_minidump(data: memoryview) -> str:
     return f"not a minidump: it starts with {sample!r} instead of b'MDMP'"
 
 
+def _regular_or_absent(path: Path) -> bool:
+    """False for a path that exists and is not a regular file (a pipe, socket or device)."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return True  # missing or not accessible: opening it says so
+
+
 class Minidump:
     """A minidump file. Use `Minidump.open(path)` or `Minidump.from_bytes(data)`; close it (or use `with`)."""
 
@@ -175,7 +184,37 @@ class Minidump:
         self.size = len(data)
         self.endian, self.header = self._read_header(data)
         self.source = ByteSource(data, self.endian)
-        self.directory = self._read_directory()
+        # rust-minidump refuses a file whose signature or version is wrong. One of the two
+        # intact, and a directory of real entries, say it is a damaged minidump: read it and
+        # say so. Without a directory the header's damage is the error.
+        header_problem: MinidumpError | None = None
+        version = self.header.version & 0xFFFF
+        if self.header.signature != MINIDUMP_SIGNATURE:
+            header_problem = NotAMinidump(_describe_non_minidump(data))
+            self._problems.append(
+                StreamProblem(
+                    None,
+                    0,
+                    f"signature {self.header.signature:#010x} is not MDMP, but the version and the "
+                    "directory are a minidump's: read as one",
+                    HeaderMismatch.code,
+                )
+            )
+        elif version != MINIDUMP_VERSION:
+            header_problem = VersionMismatch(
+                f"minidump format version {version:#x}, expected {MINIDUMP_VERSION:#x}", offset=4
+            )
+            self._problems.append(
+                StreamProblem(None, 4, f"{header_problem.message}; read as a minidump", header_problem.code)
+            )
+        try:
+            self.directory = self._read_directory()
+        except DirectoryTruncated:
+            if header_problem is not None:
+                raise header_problem from None
+            raise
+        if header_problem is not None and not self.directory:
+            raise header_problem
         seen: dict[int, DirectoryEntry] = {}
         for entry in self.directory:
             old = seen.get(entry.stream_type)
@@ -204,6 +243,9 @@ class Minidump:
         p = Path(path)
         if p.is_dir():
             raise UnreadableFile(f"{p} is a directory, not a minidump file")
+        if not _regular_or_absent(p):
+            # opening a named pipe for reading would wait for a writer, for ever
+            raise UnreadableFile(f"{p} is not a regular file (a pipe, socket or device), not a minidump file")
         try:
             f = p.open("rb")
         except FileNotFoundError:
@@ -263,41 +305,94 @@ class Minidump:
             endian = "<"
         elif head == b"PMDM":
             endian = ">"
+        elif len(data) >= HEADER_SIZE and bytes(data[4:6]) == MINIDUMP_VERSION.to_bytes(2, "little"):
+            endian = "<"  # a damaged signature before an intact version: checked by its directory
         else:
             raise NotAMinidump(_describe_non_minidump(data))
         if len(data) < HEADER_SIZE:
             raise HeaderMismatch(
                 f"the file has {len(data)} bytes, too short for a minidump header ({HEADER_SIZE})", offset=0
             )
-        header = Header(*struct.unpack_from(endian + "IIIIIIQ", data, 0))
-        if header.signature != MINIDUMP_SIGNATURE:
-            raise HeaderMismatch(f"bad signature {header.signature:#x}", offset=0)
-        if header.version & 0xFFFF != MINIDUMP_VERSION:
-            raise VersionMismatch(
-                f"minidump format version {header.version & 0xFFFF:#x}, expected {MINIDUMP_VERSION:#x}",
-                offset=4,
-            )
-        return endian, header
+        return endian, Header(*struct.unpack_from(endian + "IIIIIIQ", data, 0))
 
     def _read_directory(self) -> tuple[DirectoryEntry, ...]:
+        """The directory; a damaged header's directory is read as far as its entries make sense.
+
+        A stream count that runs past the end of the file cannot be right: the entries are
+        read only while they look like entries (a known stream type, bytes inside the file),
+        since garbage read as entries would hide real streams of the same type. When the
+        header's directory yields nothing (its offset or count damaged), the entries are
+        looked for right after the header, where Breakpad and Crashpad write them.
+        """
         rva = self.header.stream_directory_rva
         claimed = self.header.stream_count
         available = max(0, (self.size - rva) // DIRECTORY_ENTRY_SIZE) if rva < self.size else 0
         count = min(claimed, available)
         if count < claimed:
-            problem = DirectoryTruncated(
+            entries = self._plausible_entries(rva, count)
+            message = (
                 f"directory of {claimed} entries at {rva:#x} runs past the end of the file; "
-                f"{count} entries are readable",
-                offset=rva,
+                f"{len(entries)} entries are readable"
             )
-            if count == 0:
-                raise problem
-            self._problems.append(StreamProblem(None, rva, problem.message, problem.code))
+            if entries:
+                self._problems.append(StreamProblem(None, rva, message, DirectoryTruncated.code))
+                return entries
+            return self._recover_directory(DirectoryTruncated(message, offset=rva), (HEADER_SIZE,))
         entry = self.source.struct("III")
-        return tuple(
+        entries = tuple(
             DirectoryEntry(i, *entry.unpack_from(self._data, rva + i * DIRECTORY_ENTRY_SIZE))
             for i in range(count)
         )
+        if not entries and claimed == 0:  # a count of 0: the entries may be there all the same
+            return self._recover_directory(None, (rva, HEADER_SIZE))
+        return entries
+
+    def _plausible_entries(self, rva: int, limit: int, *, inside: bool = False) -> tuple[DirectoryEntry, ...]:
+        """The leading entries at `rva` (at most `limit`) that look like directory entries.
+
+        A known stream type other than UnusedStream (zeros end the entries) after the header;
+        with `inside`, also bytes inside the file (a stream of a dump cut short may well lie
+        past its end).
+        """
+        unpack = self.source.struct("III").unpack_from
+        entries = []
+        for i in range(limit):
+            stream_type, size, at = unpack(self._data, rva + i * DIRECTORY_ENTRY_SIZE)
+            if (
+                stream_type == StreamType.UnusedStream
+                or stream_type not in KNOWN_STREAM_TYPES
+                or at < HEADER_SIZE
+                or (inside and at + size > self.size)
+            ):
+                break
+            entries.append(DirectoryEntry(i, stream_type, size, at))
+        return tuple(entries)
+
+    def _recover_directory(
+        self, failure: DirectoryTruncated | None, places: tuple[int, ...]
+    ) -> tuple[DirectoryEntry, ...]:
+        """Entries that look real at the first of `places` that has any (its offset, or after the header)."""
+        rva = self.header.stream_directory_rva
+        for place in dict.fromkeys(places):
+            if place < HEADER_SIZE or place >= self.size:
+                continue
+            limit = min((self.size - place) // DIRECTORY_ENTRY_SIZE, 4096)
+            found = self._plausible_entries(place, limit, inside=True)
+            if found:
+                where = "right after the header" if place == HEADER_SIZE else f"at {place:#x}"
+                self._problems.append(
+                    StreamProblem(
+                        None,
+                        8 if failure is None else 12,  # the count said 0; or the offset or count is bad
+                        f"the header's directory ({self.header.stream_count} entries at {rva:#x}) is "
+                        f"unusable; {len(found)} entries found {where} are used",
+                        DirectoryTruncated.code,
+                    )
+                )
+                return found
+        if failure is not None:
+            raise failure
+        return ()
 
     # ---- raw access ------------------------------------------------------------------------------
 
@@ -395,19 +490,30 @@ class Minidump:
     # -- CPU contexts --
 
     def read_context(self, location: Location, what: str = "context") -> CpuContext:
-        """Parse a context at `location` using the system info's CPU; raises `MinidumpError`."""
+        """Parse a context at `location` using the system info's CPU; raises `MinidumpError`.
+
+        Without a readable SystemInfo stream the CPU is the one the thread contexts' flags
+        name (`guessed_architecture`), as a problem says.
+        """
         info = self.system_info
-        if info is None:
+        architecture = info.processor_architecture if info is not None else self.guessed_architecture
+        if architecture is None:
             raise BadData(f"{what}: no readable SystemInfo stream to tell the CPU", offset=location.rva)
         if location.data_size == 0:
             raise BadData(f"{what}: empty location", offset=location.rva)
-        data = self.source.slice(location.rva, location.data_size, what)
+        # A size running past the end of the file (a damaged size, or a file cut short) keeps
+        # the bytes that are there: the layout needs only its own size. The caller reports the
+        # damage (`reader.location_problem`).
+        size = min(location.data_size, self.size - location.rva)
+        if size <= 0:
+            raise BadRva(f"{what} at {location.rva:#x} is outside the file", offset=location.rva)
+        data = self.source.slice(location.rva, size, what)
         try:
             return context_mod.read_context(
                 data,
-                processor_architecture=info.processor_architecture,
+                processor_architecture=architecture,
                 endian=self.endian,
-                os=info.os,
+                os=self.os,
                 offset=location.rva,
             )
         except MinidumpError as exc:
@@ -549,7 +655,65 @@ class Minidump:
     @property
     def cpu(self) -> Cpu:
         info = self.system_info
-        return info.cpu if info else Cpu.UNKNOWN
+        if info is not None:
+            return info.cpu
+        guess = self.guessed_architecture
+        return Cpu.UNKNOWN if guess is None else context_mod.cpu_of_architecture(guess)
+
+    @property
+    def guessed_architecture(self) -> int | None:
+        """Without a readable SystemInfo stream: the processor architecture the thread contexts name.
+
+        rust-minidump refuses such a dump. The contexts' `context_flags` carry CPU bits (and
+        each layout has its size): the architecture most of the first 16 thread contexts (and
+        the exception's) agree on is used, with a problem saying so. None when none matches.
+        """
+        with self._lock:
+            if "guessed_architecture" in self._cache:
+                guess = self._cache["guessed_architecture"]
+                return guess if isinstance(guess, int) else None
+            votes: dict[int, int] = {}
+            for rva, size in self._raw_context_locations():
+                data = self._data[rva : rva + min(size, self.size - rva)]
+                architecture = context_mod.architecture_of_context(data, self.endian)
+                if architecture is not None:
+                    votes[architecture] = votes.get(architecture, 0) + 1
+            guess = max(votes, key=lambda a: votes[a]) if votes else None
+            self._cache["guessed_architecture"] = guess
+            if guess is not None:
+                cpu = context_mod.cpu_of_architecture(guess)
+                self._problems.append(
+                    StreamProblem(
+                        StreamType.SystemInfoStream,
+                        0,
+                        f"no readable system info: the CPU ({cpu.value}) is taken from the flags of "
+                        f"{votes[guess]} thread context(s), the OS is unknown",
+                        BadData.code,
+                        rejects_stream=False,
+                    )
+                )
+            return guess
+
+    def _raw_context_locations(self) -> list[tuple[int, int]]:
+        """(rva, size) of the first thread contexts and the exception's, read from the raw streams."""
+        out = []
+        unpack = self.source.struct("II").unpack_from
+        threads = self.streams.get(StreamType.ThreadListStream)
+        if threads is not None and self.source.has(threads.rva, 4):
+            count = min(self.source.u32(threads.rva), 16)
+            first = threads.rva + (8 if threads.data_size == 8 + 48 * count else 4)
+            for i in range(count):
+                at = first + 48 * i + 40
+                if self.source.has(at, 8):
+                    size, rva = unpack(self._data, at)
+                    if size and rva < self.size:
+                        out.append((rva, size))
+        exception = self.streams.get(StreamType.ExceptionStream)
+        if exception is not None and self.source.has(exception.rva + 160, 8):
+            size, rva = unpack(self._data, exception.rva + 160)
+            if size and rva < self.size:
+                out.append((rva, size))
+        return out
 
     @property
     def pointer_width(self) -> int:

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump import crash_codes as codes
-from inspector.core.minidump.context import CpuContext
+from inspector.core.minidump.context import CpuContext, context_size
 from inspector.core.minidump.modules import Location
-from inspector.core.minidump.reader import StreamContext
+from inspector.core.minidump.reader import StreamContext, context_problems
 from inspector.core.types import Cpu, Os
 
 EXCEPTION_STREAM_SIZE = 168
@@ -51,6 +51,13 @@ def parse_exception(
             context = read_context(location, "exception context")
         except MinidumpError as exc:
             ctx.report(exc, rejects=False)
+        else:  # read from the bytes that are there: still damage
+            layout = (context.layout.value, context_size(context.layout))
+            at = ctx.offset + 160
+            for damage in context_problems(
+                ctx.source, location.rva, location.data_size, layout, what="exception context", at=at
+            ):
+                ctx.report(damage, rejects=False)
     return ExceptionStream(f[0], f[2], f[3], f[4], f[5], f[6], tuple(f[8:23]), location, context)
 
 

@@ -6,7 +6,13 @@ from dataclasses import dataclass
 
 from inspector.core.minidump.errors import BadRva, StreamSizeMismatch
 from inspector.core.minidump.memory import MemoryRegion
-from inspector.core.minidump.reader import StreamContext, fit_count, read_ex_list_header, read_list_header
+from inspector.core.minidump.reader import (
+    StreamContext,
+    fit_count,
+    location_problem,
+    read_ex_list_header,
+    read_list_header,
+)
 
 MEMORY_DESCRIPTOR_SIZE = 16
 MEMORY_INFO_SIZE = 48
@@ -101,16 +107,15 @@ def parse_memory_list(ctx: StreamContext) -> MemoryList:
         descriptors.append(MemoryDescriptor(start, size, rva))
         if rva == 0 or size == 0:
             continue
-        if not source.has(rva, size):
-            ctx.report(
-                BadRva(
-                    f"memory region[{i}] at {start:#x}: {size:#x} bytes at {rva:#x} are outside the file",
-                    offset=first + i * MEMORY_DESCRIPTOR_SIZE,
-                ),
-                rejects=False,
-            )
-            continue
-        regions.append(MemoryRegion(start, size, source.data[rva : rva + size], rva, source.endian))
+        problem = location_problem(
+            source, rva, size, f"memory region[{i}] at {start:#x}", first + i * MEMORY_DESCRIPTOR_SIZE
+        )
+        if problem is not None:
+            ctx.report(problem, rejects=False)
+        # a region cut off by the end of the file keeps the bytes that are there
+        present = min(size, source.size - rva)
+        if present > 0:
+            regions.append(MemoryRegion(start, present, source.data[rva : rva + present], rva, source.endian))
     return MemoryList(tuple(regions), tuple(descriptors))
 
 

@@ -365,7 +365,30 @@ class ModuleList:
 
 @dataclass(frozen=True, slots=True)
 class UnloadedModuleList:
+    """Unloaded modules in dump order; `modules_at` finds those covering an address.
+
+    Unloaded ranges may overlap, so the lookup is a stabbing query: the modules sorted by
+    (base, end) with a max-end tree over them, visited only where an end can reach the
+    address. A frame costs O((hits + 1) log n), not a pass over the list: a hostile dump can
+    hold a million unloaded modules and a walk a hundred thousand frames outside any module.
+    """
+
     modules: tuple[UnloadedModule, ...]
+    _sorted: list[UnloadedModule] = field(init=False, repr=False, compare=False)
+    _starts: list[int] = field(init=False, repr=False, compare=False)
+    _reach: list[int] = field(init=False, repr=False, compare=False)  # max-end tree, leaves at len(_sorted)
+
+    def __post_init__(self) -> None:
+        ranged = sorted((m for m in self.modules if m.size), key=lambda m: (m.base, m.base + m.size))
+        n = len(ranged)
+        reach = [-1] * (2 * n)
+        for i, m in enumerate(ranged):
+            reach[n + i] = m.base + m.size - 1
+        for node in range(n - 1, 0, -1):
+            reach[node] = max(reach[2 * node], reach[2 * node + 1])
+        object.__setattr__(self, "_sorted", ranged)
+        object.__setattr__(self, "_starts", [m.base for m in ranged])
+        object.__setattr__(self, "_reach", reach)
 
     def __len__(self) -> int:
         return len(self.modules)
@@ -374,9 +397,35 @@ class UnloadedModuleList:
         return iter(self.modules)
 
     def modules_at(self, address: int) -> list[UnloadedModule]:
-        """Every unloaded module whose range covers `address`, ordered by address."""
-        hits = [m for m in self.modules if m.size and m.base <= address <= m.base + m.size - 1]
-        return sorted(hits, key=lambda m: (m.base, m.base + m.size))
+        """Every unloaded module whose range covers `address`, ordered by (base, end)."""
+        n = len(self._sorted)
+        below = bisect_right(self._starts, address)  # the modules starting at or before it
+        if not below:
+            return []
+        reach = self._reach
+        hits: list[int] = []
+        # leaves [n, n + below) of the tree, visited from its roots covering that span
+        lo, hi = n, n + below
+        roots: list[int] = []
+        while lo < hi:
+            if lo & 1:
+                roots.append(lo)
+                lo += 1
+            if hi & 1:
+                hi -= 1
+                roots.append(hi)
+            lo //= 2
+            hi //= 2
+        stack = [r for r in roots if reach[r] >= address]
+        while stack:
+            node = stack.pop()
+            if node >= n:
+                hits.append(node - n)
+                continue
+            for child in (2 * node, 2 * node + 1):
+                if reach[child] >= address:
+                    stack.append(child)
+        return [self._sorted[i] for i in sorted(hits)]
 
 
 def _read_codeview(ctx: StreamContext, location: Location) -> CodeView | None:
@@ -414,6 +463,9 @@ def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
     first, count = read_list_header(ctx, MODULE_SIZE, "module list")
     record = source.struct(_MODULE_FORMAT)
     modules = []
+    # records of one CodeView location are read once: a hostile list may point thousands of
+    # modules at one big record (see ByteSource on shared strings)
+    codeviews: dict[Location, CodeView | BadRva | StreamTruncated | None] = {}
     for i in range(count):
         offset = first + i * MODULE_SIZE
         f = record.unpack_from(source.data, offset)
@@ -429,14 +481,28 @@ def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
         except (BadRva, BadData) as exc:
             ctx.report(type(exc)(f"module[{i}] name: {exc.message}", offset=exc.offset))
             name = ""
+        if misc.data_size and not source.has(misc.rva, misc.data_size):
+            # the misc (IMAGE_DEBUG_MISC) record is not used, but a location outside the file is damage
+            ctx.note(
+                f"module[{i}] ({name}) misc record of {misc.data_size:#x} bytes at {misc.rva:#x} "
+                "is outside the file",
+                offset=offset,
+                code=BadRva.code,
+            )
         codeview: CodeView | None = None
         if cv.data_size:
-            try:
-                codeview = _read_codeview(ctx, cv)
-            except (BadRva, StreamTruncated) as exc:
+            if cv not in codeviews:
+                try:
+                    codeviews[cv] = _read_codeview(ctx, cv)
+                except (BadRva, StreamTruncated) as exc:
+                    codeviews[cv] = exc
+            read = codeviews[cv]
+            if isinstance(read, BadRva | StreamTruncated):
                 ctx.report(
-                    type(exc)(f"module[{i}] ({name}) CodeView record: {exc.message}", offset=exc.offset)
+                    type(read)(f"module[{i}] ({name}) CodeView record: {read.message}", offset=read.offset)
                 )
+            else:
+                codeview = read
         modules.append(
             Module(
                 base=base,

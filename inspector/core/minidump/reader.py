@@ -37,16 +37,45 @@ def _compiled(fmt: str) -> struct.Struct:
     return struct.Struct(fmt)
 
 
-class ByteSource:
-    """The whole dump: bounds-checked slices, integers and strings at file offsets."""
+#: Bytes of text a dump may decode, at the least (it may always decode 4x its own size).
+TEXT_BUDGET = 64 << 20
 
-    __slots__ = ("_u32", "data", "endian", "size")
+
+class ByteSource:
+    """The whole dump: bounds-checked slices, integers and strings at file offsets.
+
+    Strings are decoded once per offset and shared: a hostile dump can make thousands of
+    records (modules, threads, annotations) name the same megabyte-long string, which would
+    otherwise be decoded, and held, once per record — a 1 MB file asking for gigabytes. The
+    text decoded at distinct offsets (overlapping strings can be crafted too) is limited to
+    `TEXT_BUDGET` or 4x the file's size; past that a string is `BadData`.
+    """
+
+    __slots__ = ("_strings", "_text_budget", "_u32", "data", "endian", "size")
 
     def __init__(self, data: memoryview, endian: str = "<") -> None:
         self.data = data
         self.size = len(data)
         self.endian = endian
         self._u32 = _compiled(endian + "I").unpack_from
+        self._strings: dict[tuple[int, bool], str] = {}
+        self._text_budget = max(TEXT_BUDGET, 4 * self.size)
+
+    def _text(self, offset: int, utf8: bool, raw: memoryview, encoding: str) -> str:
+        key = (offset, utf8)
+        text = self._strings.get(key)
+        if text is not None:
+            return text
+        if len(raw) > self._text_budget:
+            raise BadData(
+                f"string of {len(raw)} bytes at {offset:#x} is past this dump's budget for text "
+                "(many records name long strings)",
+                offset=offset,
+            )
+        text = bytes(raw).decode(encoding)
+        self._text_budget -= len(raw)
+        self._strings[key] = text
+        return text
 
     def struct(self, fmt: str) -> struct.Struct:
         """A compiled struct for `fmt` in this dump's byte order."""
@@ -84,7 +113,7 @@ class ByteSource:
             raise BadData(f"UTF-16 string at {offset:#x} has odd byte length {length}", offset=offset)
         raw = self.slice(offset + 4, length, "UTF-16 string")
         try:
-            return bytes(raw).decode("utf-16-le" if self.endian == "<" else "utf-16-be")
+            return self._text(offset, False, raw, "utf-16-le" if self.endian == "<" else "utf-16-be")
         except UnicodeDecodeError as exc:
             raise BadData(f"UTF-16 string at {offset:#x} is not valid UTF-16", offset=offset) from exc
 
@@ -95,7 +124,7 @@ class ByteSource:
         if terminated and (not self.has(offset + 4 + length, 1) or self.data[offset + 4 + length] != 0):
             raise BadData(f"UTF-8 string at {offset:#x} is not NUL-terminated", offset=offset)
         try:
-            return bytes(raw).decode("utf-8")
+            return self._text(offset, True, raw, "utf-8")
         except UnicodeDecodeError as exc:
             raise BadData(f"UTF-8 string at {offset:#x} is not valid UTF-8", offset=offset) from exc
 
@@ -187,6 +216,38 @@ class StreamContext:
         self.problems.append(
             StreamProblem(self.stream_type, self.offset if offset is None else offset, message, code, rejects)
         )
+
+
+def location_problem(source: ByteSource, rva: int, size: int, what: str, at: int) -> BadRva | None:
+    """A `BadRva` (at `at`, the descriptor's offset) when `size` bytes at `rva` are not all in the file."""
+    if source.has(rva, size):
+        return None
+    present = max(0, min(size, source.size - rva))
+    where = f"partly outside the file (the first {present:#x} are in it)" if present else "outside the file"
+    return BadRva(f"{what} of {size:#x} bytes at {rva:#x} is {where}", offset=at)
+
+
+def context_problems(
+    source: ByteSource, rva: int, size: int, layout: tuple[str, int], *, what: str, at: int
+) -> list[MinidumpError]:
+    """Damage of a context that was read all the same: its location runs past the end of the file,
+    or it has fewer bytes than its layout (`layout`: name and size) and lacks its floating-point
+    state."""
+    problems: list[MinidumpError] = []
+    outside = location_problem(source, rva, size, what, at)
+    if outside is not None:
+        problems.append(outside)
+    available = max(0, min(size, source.size - rva))
+    name, layout_size = layout
+    if available < layout_size:
+        problems.append(
+            StreamTruncated(
+                f"{what} has {available} of the {layout_size} bytes of {name}: "
+                "its registers are read, its floating-point state is missing",
+                offset=at,
+            )
+        )
+    return problems
 
 
 def read_list_header(ctx: StreamContext, entry_size: int, what: str) -> tuple[int, int]:

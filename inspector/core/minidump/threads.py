@@ -7,11 +7,17 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from inspector.core.errors import MinidumpError
-from inspector.core.minidump.context import CpuContext
+from inspector.core.minidump.context import CpuContext, context_size
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.memory import MemoryRegion
 from inspector.core.minidump.modules import Location
-from inspector.core.minidump.reader import StreamContext, read_ex_list_header, read_list_header
+from inspector.core.minidump.reader import (
+    StreamContext,
+    context_problems,
+    location_problem,
+    read_ex_list_header,
+    read_list_header,
+)
 
 THREAD_SIZE = 48
 THREAD_NAME_SIZE = 12
@@ -111,13 +117,19 @@ class ThreadInfoList:
 
 
 def read_memory_region(ctx: StreamContext, start: int, location: Location) -> MemoryRegion | None:
-    """The bytes of a MINIDUMP_MEMORY_DESCRIPTOR, or None (RVA/size 0, or not in the file)."""
+    """The bytes of a MINIDUMP_MEMORY_DESCRIPTOR, or None (RVA/size 0, or starting outside the file).
+
+    A region running past the end of the file (a dump cut short, or a damaged size) keeps the
+    bytes that are in the file, so a truncated dump still shows, and walks, the start of the
+    stack; the caller reports the damage.
+    """
     if location.rva == 0 or location.data_size == 0:
         return None
-    if not ctx.source.has(location.rva, location.data_size):
+    present = min(location.data_size, ctx.source.size - location.rva)
+    if present <= 0:
         return None
-    view = ctx.source.data[location.rva : location.rva + location.data_size]
-    return MemoryRegion(start, location.data_size, view, location.rva, ctx.source.endian)
+    view = ctx.source.data[location.rva : location.rva + present]
+    return MemoryRegion(start, present, view, location.rva, ctx.source.endian)
 
 
 def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) -> ThreadList:
@@ -125,6 +137,9 @@ def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) ->
     first, count = read_list_header(ctx, THREAD_SIZE, "thread list")
     record = source.struct("IIIIQQIIII")
     threads = []
+    # threads naming one context location share it (immutable): a hostile list may point a
+    # million threads at one context, which read once per thread is 1.2 KB a thread
+    contexts: dict[Location, CpuContext] = {}
     for i in range(count):
         offset = first + i * THREAD_SIZE
         tid, suspend, prio_class, prio, teb, stack_start, stack_size, stack_rva, ctx_size, ctx_rva = (
@@ -133,21 +148,23 @@ def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) ->
         stack_loc = Location(stack_size, stack_rva)
         ctx_loc = Location(ctx_size, ctx_rva)
         stack = read_memory_region(ctx, stack_start, stack_loc)
-        if stack is None and stack_size and stack_rva and not source.has(stack_rva, stack_size):
-            ctx.report(
-                BadRva(
-                    f"thread[{i}] (id {tid:#x}) stack of {stack_size:#x} bytes at {stack_rva:#x} "
-                    "is outside the file",
-                    offset=offset,
-                ),
-                rejects=False,
-            )
+        if stack_size and stack_rva:
+            what = f"thread[{i}] (id {tid:#x}) stack"
+            problem = location_problem(source, stack_rva, stack_size, what, offset)
+            if problem is not None:
+                ctx.report(problem, rejects=False)
         context = None
         if read_context is not None:
+            what = f"thread[{i}] (id {tid:#x}) context"
             try:
-                context = read_context(ctx_loc, f"thread[{i}] (id {tid:#x}) context")
+                context = contexts.get(ctx_loc) or read_context(ctx_loc, what)
             except MinidumpError as exc:
                 ctx.report(exc, rejects=False)
+            else:  # read from the bytes that are there: still damage
+                layout = (context.layout.value, context_size(context.layout))
+                for damage in context_problems(source, ctx_rva, ctx_size, layout, what=what, at=offset):
+                    ctx.report(damage, rejects=False)
+                contexts[ctx_loc] = context
         threads.append(
             Thread(i, tid, suspend, prio_class, prio, teb, stack_start, stack_loc, ctx_loc, stack, context)
         )

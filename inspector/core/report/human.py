@@ -10,6 +10,12 @@ columns. Inline frames come first, `Found by: inlining`.
 Not printed (no disassembler): the `Crashing instruction:` / `Memory accessed by
 instruction:` lines rust-minidump adds for amd64 crashes. With `trace=True` each frame is
 followed by how it was found (`trace_text`).
+
+Our additions, printed only when there is something to say: a walk stopped by the frame
+limit ends with a line saying so, and the report closes with `Problems found in the inputs
+(N):`, one line per entry of the JSON's `inspector_problems` (damage in the dump or the
+symbol files, symbol files rust-minidump would refuse, walks cut short).
+`render_human(..., problems=False)` leaves that list out.
 """
 
 from __future__ import annotations
@@ -19,10 +25,35 @@ import json
 from inspector.core.minidump import CpuContext, basename
 from inspector.core.process import ModuleEntry, ProcessState
 from inspector.core.report.trace_text import termination_lines, trace_lines
-from inspector.core.unwind import INLINE_DESCRIPTION, CallStack, CallStackInfo, StackFrame
+from inspector.core.unwind import (
+    INLINE_DESCRIPTION,
+    CallStack,
+    CallStackInfo,
+    StackFrame,
+    TerminationReason,
+)
 
 
-def render_human(state: ProcessState, *, brief: bool = False, trace: bool = False) -> str:
+def render_human(
+    state: ProcessState, *, brief: bool = False, trace: bool = False, problems: bool = True
+) -> str:
+    """The report; `problems=False` leaves out our closing list of problems (rust-minidump's text)."""
+    text = _render(state, brief=brief, trace=trace)
+    if problems and state.problems:
+        text += problem_section(state)
+    return text
+
+
+def problem_section(state: ProcessState) -> str:
+    """`Problems found in the inputs (N):` and one line per problem (damage, refused symbols, cut walks)."""
+    out = ["", f"Problems found in the inputs ({len(state.problems)}):"]
+    for problem in state.problems:
+        where = f" at {problem.offset:#x}" if problem.offset is not None else ""
+        out.append(f"  [{problem.source}] {problem.code}{where}: {problem.message}")
+    return "\n".join(out) + "\n"
+
+
+def _render(state: ProcessState, *, brief: bool, trace: bool) -> str:
     out: list[str] = []
     _summary(state, out)
     requesting = state.requesting_thread
@@ -167,6 +198,11 @@ def _stack(stack: CallStack, out: list[str], *, trace: bool) -> None:
         number += 1
     if trace and stack.termination is not None:
         out.extend(termination_lines(stack.termination, indent="    "))
+    elif stack.termination is not None and stack.termination.reason in (
+        TerminationReason.MAX_FRAMES,
+        TerminationReason.DUMP_FRAME_BUDGET,
+    ):
+        out.append(f"    ({stack.termination.message}; the frames beyond it are not shown)")
 
 
 def frame_label(frame: StackFrame) -> str:

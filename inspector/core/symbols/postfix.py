@@ -36,6 +36,7 @@ into (register, expression) pairs the way rust-minidump does, and
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -100,9 +101,10 @@ class _Failure(Exception):
 
 
 def _tokens(expression: str) -> list[str]:
-    tokens = _TOKEN.findall(expression)
+    # stop reading at the limit: a hostile expression may hold millions of tokens
+    tokens = [m.group() for m in itertools.islice(_TOKEN.finditer(expression), MAX_TOKENS + 1)]
     if len(tokens) > MAX_TOKENS:
-        raise _Failure(f"expression has {len(tokens)} tokens (more than {MAX_TOKENS})")
+        raise _Failure(f"expression has more than {MAX_TOKENS} tokens")
     return tokens
 
 
@@ -334,6 +336,11 @@ def win_variables(
 WIN_OUTPUT_REGISTERS = ("eip", "esp", "ebp", "ebx", "esi", "edi")
 
 
+#: A whole token ending in `:` (a rule's register), between whitespace or the ends of the text.
+_RULE_HEAD = re.compile(r"(?:(?<=[ \t\n\x0c\r])|^)[^ \t\n\x0c\r]*:(?=[ \t\n\x0c\r]|$)")
+_RULE_SPACE = " \t\n\x0c\r"
+
+
 def parse_cfi_rules(text: str) -> list[tuple[str, str]] | None:
     """`REG: EXPR REG: EXPR ...` → [(register, expression)], or None when malformed.
 
@@ -342,29 +349,21 @@ def parse_cfi_rules(text: str) -> list[tuple[str, str]] | None:
     from its first to its last token; the text must start with a rule and no
     rule may be empty. A register named twice keeps both entries here (the
     caller's dict keeps the last).
+
+    Only the rule heads are visited one by one (a hostile rule of 300 000 tokens
+    costs one regular-expression pass, not a Python loop over its tokens).
     """
-    rules: list[tuple[str, str]] = []
-    register: str | None = None
-    first = last = -1
-    for m in _TOKEN.finditer(text):
-        token = m.group()
-        if token.endswith(":"):
-            if register is not None:
-                if first < 0:
-                    return None
-                rules.append((register, text[first:last]))
-            name = token[:-1]
-            register = name[1:] if name.startswith("$") else name
-            first = last = -1
-        else:
-            if register is None:
-                return None
-            if first < 0:
-                first = m.start()
-            last = m.end()
-    if register is None or first < 0:
+    heads = list(_RULE_HEAD.finditer(text))
+    if not heads or text[: heads[0].start()].strip(_RULE_SPACE):
         return None
-    rules.append((register, text[first:last]))
+    rules: list[tuple[str, str]] = []
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        expression = text[head.end() : end].strip(_RULE_SPACE)
+        if not expression:
+            return None
+        name = head.group()[:-1]
+        rules.append((name[1:] if name.startswith("$") else name, expression))
     return rules
 
 

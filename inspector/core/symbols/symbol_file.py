@@ -40,9 +40,10 @@ import contextlib
 import logging
 import mmap
 import os
+import stat
 import threading
 import time
-from bisect import bisect_right
+from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,6 +249,8 @@ class SymbolFile:
         self._counts = image.counts()
         self._lazy_counts: dict[DamageKind, int] = {}
         self._lazy_examples: list[DamagedLine] = []
+        #: (offset, 1-based line number) of lines counted before, sorted by offset
+        self._line_marks: list[tuple[int, int]] = [(0, 1)]
         self._functions: dict[int, _FunctionBlock] = {}
         self._cfi: dict[int, _CfiBlock] = {}
         self._files: dict[int, str | None] = {}
@@ -272,6 +275,13 @@ class SymbolFile:
         """
         path = Path(path)
         started = time.perf_counter()
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            mode = None  # missing or not accessible: opening it says so
+        if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            # opening a named pipe for reading would wait for a writer, for ever
+            raise SymbolFileUnreadable(str(path), "not a regular file (a pipe, socket or device)")
         try:
             f = open(path, "rb")  # noqa: SIM115 - kept open for the lookups
         except OSError as exc:
@@ -420,6 +430,7 @@ class SymbolFile:
             self._cfi.clear()
             self._files.clear()
             self._origins.clear()
+            self._line_marks = [(0, 1)]  # the text changed: lines counted before may have moved
             self._base_damage = image.damage()
             self._counts = image.counts()
         del old  # other threads may still be reading it; it goes when the last one is done
@@ -562,12 +573,20 @@ class SymbolFile:
                 seen.add((number, kind))
 
     def _line_number(self, offset: int) -> int:
-        """1-based line number of the line starting at `offset` (counts newlines; only for reports)."""
-        count = 0
+        """1-based line number of the line starting at `offset` (counts newlines; only for reports).
+
+        Counting starts at the nearest line counted before, not at the top of the file: a file
+        damaged in every block (all parsed by `check_all`, in file order) would otherwise be
+        read from the start once per block.
+        """
+        with self._lock:
+            start, number = self._line_marks[bisect_right(self._line_marks, (offset, 1 << 62)) - 1]
         step = 1 << 24
-        for lo in range(0, offset, step):
-            count += self._reader.read(lo, min(offset, lo + step)).count(b"\n")
-        return count + 1
+        for lo in range(start, offset, step):
+            number += self._reader.read(lo, min(offset, lo + step)).count(b"\n")
+        with self._lock:
+            insort(self._line_marks, (offset, number))
+        return number
 
     def _find_line(self, address: int) -> SourceLine | None:
         i = self._function_index(address)

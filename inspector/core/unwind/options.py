@@ -28,6 +28,10 @@ RUST_MINIDUMP_MAX_FRAMES = 100_000
 BREAKPAD_MAX_FRAMES = 1 << 20
 #: Breakpad's `Stackwalker::max_frames_scanned_` (1 << 14): scanning is disabled after that many.
 BREAKPAD_MAX_SCANNED_FRAMES = 1 << 14
+#: Frames of all threads of one dump together. Neither reference has one; ours bounds a hostile
+#: dump whose many threads each walk a long stack (a walk keeps ~2 KB of trace per frame).
+#: Real dumps stay far below it (a thousand threads of fifty frames is 50 000).
+MAX_DUMP_FRAMES = 250_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +40,8 @@ class WalkOptions:
 
     `max_frames` None means the policy's default (100 000 for rust-minidump, 2^20 for
     Breakpad); `max_scanned_frames` None means the policy's (no limit for rust-minidump,
-    2^14 for Breakpad: after that many frames found by scanning, no more scanning).
+    2^14 for Breakpad: after that many frames found by scanning, no more scanning);
+    `max_dump_frames` caps the frames of all threads of a dump together (250 000).
 
     Three switches select rust-minidump behaviour that changed after release 0.25.0, the
     release the reference outputs (and the fidelity score) come from:
@@ -60,6 +65,8 @@ class WalkOptions:
 
     policy: WalkPolicy = WalkPolicy.RUST_MINIDUMP
     max_frames: int | None = None
+    #: frames of every thread of a dump together (None: `MAX_DUMP_FRAMES`)
+    max_dump_frames: int | None = None
     max_scanned_frames: int | None = None
     extended_scan_after_cfi: bool = False
     windows_frame_pointer_probe: bool = False
@@ -82,6 +89,11 @@ class WalkOptions:
         if self.max_frames is not None:
             return max(1, self.max_frames)
         return BREAKPAD_MAX_FRAMES if self.breakpad else RUST_MINIDUMP_MAX_FRAMES
+
+    @property
+    def dump_frame_limit(self) -> int:
+        """The cap on the frames of all threads of one dump together."""
+        return MAX_DUMP_FRAMES if self.max_dump_frames is None else max(1, self.max_dump_frames)
 
     @property
     def scanned_frame_limit(self) -> int | None:

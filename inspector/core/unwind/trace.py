@@ -214,6 +214,7 @@ class TerminationReason(enum.Enum):
     STACK_POINTER_NOT_INCREASING = "the caller's stack pointer did not increase"
     NO_STACK_MEMORY = "the thread has no stack memory"
     MAX_FRAMES = "the frame limit was reached"
+    DUMP_FRAME_BUDGET = "the frame limit of the whole dump was reached"
     NO_CONTEXT = "the thread has no CPU context"
     UNSUPPORTED_CPU = "the CPU is not supported by the stackwalker"
     DUMP_THREAD_SKIPPED = "the thread wrote the dump and is not walked"

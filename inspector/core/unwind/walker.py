@@ -56,8 +56,13 @@ def walk_stack(
     *,
     unloaded_modules: UnloadedModuleList | None = None,
     cancel: CancelToken = NEVER,
+    frame_budget: int | None = None,
 ) -> Iterator[WalkEvent]:
-    """Walk one thread: yields its frames, innermost first, then exactly one `Termination`."""
+    """Walk one thread: yields its frames, innermost first, then exactly one `Termination`.
+
+    `frame_budget`: what is left of the dump's frame limit (`WalkOptions.dump_frame_limit`);
+    when it is below the per-thread limit the walk stops there instead.
+    """
     ip = context.value(context.register_set.instruction_pointer)
     first = _symbolized(StackFrame(0, FrameTrust.CONTEXT, context, ip, ip), env, unloaded_modules)
     yield first
@@ -76,7 +81,15 @@ def walk_stack(
     if first.trust in _SCANNED:
         walk.scanned_frames += 1
     limit = env.options.frame_limit
+    budget = frame_budget if frame_budget is not None and frame_budget < limit else None
     while True:
+        if budget is not None and len(walk.frames) >= budget:
+            yield Termination(
+                TerminationReason.DUMP_FRAME_BUDGET,
+                f"stopped after {len(walk.frames)} frames (the limit of {env.options.dump_frame_limit} "
+                "frames for all threads of the dump)",
+            )
+            return
         if len(walk.frames) >= limit:
             yield Termination(TerminationReason.MAX_FRAMES, f"stopped after {limit} frames (the frame limit)")
             return

@@ -186,13 +186,22 @@ def test_truncated_context_is_reported_and_the_thread_kept() -> None:
     assert dump.problems[0].code == "StreamTruncated"
 
 
-def test_contexts_need_the_system_info_to_be_read() -> None:
+def test_without_system_info_the_cpu_comes_from_the_context_flags() -> None:
+    """rust-minidump refuses the dump; the contexts' flags name their CPU (a problem says so)."""
     dump = (
         SynthMinidump(cpu=Cpu.AMD64, system_info=False)
-        .add_thread(1, context=SynthContext.amd64())
+        .add_thread(1, context=SynthContext.amd64(rip=0x401000))
         .to_minidump()
     )
-    assert dump.threads[0].context is None
+    context = dump.threads[0].context
+    assert context is not None and context.cpu is Cpu.AMD64 and context.instruction_pointer == 0x401000
+    assert dump.cpu is Cpu.AMD64 and dump.os is Os.UNKNOWN
+    assert "the CPU (amd64) is taken from the flags of 1 thread context(s)" in dump.problems[0].message
+
+
+def test_without_system_info_contexts_naming_no_cpu_cannot_be_read() -> None:
+    dump = SynthMinidump(cpu=Cpu.AMD64, system_info=False).add_thread(1, context=bytes(1232)).to_minidump()
+    assert dump.threads[0].context is None and dump.cpu is Cpu.UNKNOWN
     assert "SystemInfo" in dump.problems[0].message
 
 

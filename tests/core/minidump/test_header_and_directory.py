@@ -51,9 +51,17 @@ def test_version_high_bits_are_ignored_as_rust_minidump_does() -> None:
     assert dump.header.version == 0x5128A793
 
 
-def test_wrong_low_version_is_a_version_mismatch() -> None:
+def test_wrong_low_version_is_read_and_reported() -> None:
+    """rust-minidump refuses the file; the signature says it is a minidump, so we read it."""
+    synth = SynthMinidump(version=0xA792).add_thread(3, context=SynthContext.amd64(rip=1))
+    dump = Minidump.from_bytes(synth.finish())
+    assert [t.thread_id for t in dump.threads] == [3]
+    assert [(p.code, p.offset) for p in dump.problems] == [("VersionMismatch", 4)]
+
+
+def test_wrong_version_and_no_directory_is_a_version_mismatch() -> None:
     with pytest.raises(VersionMismatch):
-        Minidump.from_bytes(SynthMinidump(version=0xA792).finish())
+        Minidump.from_bytes(b"MDMP\x92\xa7\x00\x00" + bytes(24) + b"garbage" * 8)
 
 
 def test_microdump_text_is_not_a_minidump() -> None:
@@ -90,11 +98,30 @@ def test_directory_that_runs_off_the_file_keeps_the_entries_that_fit() -> None:
     assert any(p.code == "DirectoryTruncated" for p in dump.problems)
 
 
-def test_directory_entirely_outside_the_file_cannot_be_opened() -> None:
+def test_directory_entirely_outside_the_file_is_looked_for_after_the_header() -> None:
     data = bytearray(small_dump())
     data[12:16] = (0x7FFFFFFF).to_bytes(4, "little")
+    dump = Minidump.from_bytes(bytes(data))
+    assert [t.thread_id for t in dump.threads] == [7] and dump.modules[0].code_file == "/bin/true"
+    assert [(p.code, p.offset) for p in dump.problems] == [("DirectoryTruncated", 12)]
+    assert "entries found right after the header are used" in dump.problems[0].message
+
+
+def test_directory_outside_the_file_and_nothing_after_the_header_cannot_be_opened() -> None:
+    data = bytearray(small_dump())
+    data[12:16] = (0x7FFFFFFF).to_bytes(4, "little")
+    data[32:64] = bytes(32)
     with pytest.raises(DirectoryTruncated):
         Minidump.from_bytes(bytes(data))
+
+
+def test_garbage_read_as_entries_of_a_huge_count_does_not_hide_real_streams() -> None:
+    data = bytearray(small_dump())
+    count = int.from_bytes(data[8:12], "little")
+    data[8:12] = (0xFFFFFFFF).to_bytes(4, "little")  # the bytes after the directory are read as entries
+    dump = Minidump.from_bytes(bytes(data))
+    assert len(dump.directory) == count
+    assert [t.thread_id for t in dump.threads] == [7] and dump.modules[0].code_file == "/bin/true"
 
 
 def test_huge_stream_count_is_not_trusted() -> None:
