@@ -19,8 +19,9 @@ from pathlib import Path
 
 from inspector.core.minidump import CpuContext, MemoryRegion, MemoryView, Minidump, Module, ModuleList
 from inspector.core.minidump.errors import StreamProblem
-from inspector.core.minidump.format import stream_type_name
+from inspector.core.minidump.format import StreamType, stream_type_name
 from inspector.core.process import ModuleSymbolSummary, SymbolState
+from inspector.core.process import Problem as WalkProblem
 from inspector.core.symbols import DownloadState, DownloadStatus, PathProblem, SymbolServerOptions
 from inspector.core.types import Cpu, Os, format_address
 from inspector.core.unwind import CallStack, ScanDetail, StackFrame, Termination, UnwindStep
@@ -474,6 +475,8 @@ class Document:
         self.error: str | None = None
         #: why the dump could not be walked at all (shown as a problem), None when it was
         self.walk_error: str | None = None
+        #: what the stackwalker alone found (no thread list or system info, walks cut short)
+        self.walk_problems: tuple[WalkProblem, ...] = ()
         self._frames: dict[int, list[StackFrame]] = {}
         self._stacks: dict[int, CallStack] = {}
         #: modules holding a frame's instruction or a scanned candidate word (by module index)
@@ -595,7 +598,7 @@ class Document:
         return sum(1 for s in self.symbols if s.state.settled)
 
     def problems(self) -> list[Problem]:
-        """The reader's problems, unusable symbol paths, and damaged or unreadable symbol files."""
+        """The reader's problems, unusable symbol paths, the stackwalker's, damaged or unreadable symbols."""
         out = [
             Problem(
                 "dump",
@@ -608,6 +611,9 @@ class Document:
         out.extend(Problem("symbol path", p.path, p.reason, "SymbolPath") for p in self.symbol_path_problems)
         if self.walk_error is not None:
             out.append(Problem("stack walk", "every thread", self.walk_error, "NotWalked"))
+        for p in self.walk_problems:
+            where = _WALK_PROBLEM_WHERE.get(p.code, "frame limit")
+            out.append(Problem("stack walk" if p.source == "walk" else p.source, where, p.message, p.code))
         for module, state in zip(self.snapshot.modules, self.symbols, strict=False):
             if state.state is SymbolLoadState.DAMAGED:
                 out.append(Problem("symbols", module.filename, state.damage_summary, "DamagedSymbols"))
@@ -621,3 +627,9 @@ class Document:
 def _stream_name(stream_type: int) -> str:
     name = stream_type_name(stream_type)
     return f"{name} ({stream_type:#x})" if name != "unknown" else f"stream {stream_type:#x}"
+
+
+_WALK_PROBLEM_WHERE = {
+    "NoThreadList": _stream_name(StreamType.ThreadListStream),
+    "NoSystemInfo": _stream_name(StreamType.SystemInfoStream),
+}

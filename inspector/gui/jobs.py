@@ -15,11 +15,15 @@ that interprets them.
     ThreadWalked(thread index, call stack)        a thread is done (the core's event)
     Progress(symbols, threads, downloads)
     WalkUnavailable(message)                      instead, when the dump cannot be walked at all
+    WalkProblems(problems)                        what only the stackwalker can tell: no readable thread
+                                                  list or system info, walks cut short by a frame limit
     SymbolsLoaded(module index, state)            at the end, for modules whose state the end settles
     Finished(outcome)
 
-The snapshot comes first and from the reader alone, so a dump too damaged to
-walk (no thread list, no system info) is still shown with its problems.
+The snapshot comes first and from the reader alone, so a dump the stackwalker
+refuses (none of its system info, thread list, module list and exception can be
+read) is still shown with its problems. A dump without a readable thread list or
+system info is walked as far as it goes; the stackwalker says what is missing.
 
 With symbol servers (`AnalysisRequest.symbol_servers`) the stackwalker downloads
 missing files, prefetching the modules that registers and stack words point
@@ -104,6 +108,17 @@ class WalkUnavailable:
     """The dump was read but cannot be walked (e.g. no thread list): why, in one sentence."""
 
     message: str
+
+
+@dataclass(frozen=True, slots=True)
+class WalkProblems:
+    """Problems only the stackwalker finds (the reader's are in the snapshot, symbol files' in states)."""
+
+    problems: tuple[core.Problem, ...]
+
+
+#: The codes of `ProcessState.problems` that reach the window by no other route.
+STACKWALKER_PROBLEMS = frozenset({"NoThreadList", "NoSystemInfo", "FrameLimit"})
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -193,7 +208,7 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[obj
     except InspectorError as exc:
         if started:
             raise
-        # The reader could show the dump but the walker refuses it (no thread list, no system info):
+        # The reader could show the dump but the walker refuses it (nothing it reports is readable):
         # the snapshot stays on screen and the reason becomes a problem, not a failure.
         log.info("cannot walk %s: %s", request.dump_path, exc)
         yield WalkUnavailable(str(exc))
@@ -201,6 +216,10 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[obj
         close = getattr(events, "close", None)  # a generator: release the dump and symbol files it holds
         if close is not None:
             close()
+    if final is not None:
+        walk_problems = tuple(p for p in final.problems if p.code in STACKWALKER_PROBLEMS)
+        if walk_problems:
+            yield WalkProblems(walk_problems)
     # The walk is over (or could not start): a module it never asked for was not needed;
     # one that was prefetched keeps its download.
     settled: list[ModuleSymbolState] = []

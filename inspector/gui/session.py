@@ -42,6 +42,7 @@ from inspector.gui.jobs import (
     Progress,
     SymbolsLoaded,
     ThreadWalked,
+    WalkProblems,
     WalkUnavailable,
     analysis_job,
 )
@@ -387,6 +388,9 @@ class Session(QObject):
                 pending.progress = event
             elif isinstance(event, WalkUnavailable):
                 doc.walk_error = event.message
+                pending.problems = True
+            elif isinstance(event, WalkProblems):
+                doc.walk_problems = event.problems
                 pending.problems = True
             elif isinstance(event, Finished):
                 pass  # the session has collected everything already; `finished` ends the run

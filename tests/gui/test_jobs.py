@@ -18,6 +18,7 @@ from inspector.gui.jobs import (
     Progress,
     SymbolsLoaded,
     ThreadWalked,
+    WalkProblems,
     WalkUnavailable,
     run_analysis,
 )
@@ -130,18 +131,45 @@ def test_a_set_cancel_token_stops_the_walk_between_frames() -> None:
     first.snapshot.close()
 
 
-def test_a_dump_the_walker_refuses_is_still_shown(tmp_path: Path) -> None:
-    """No system info: the reader shows the threads, the walker cannot know the CPU."""
+def test_a_dump_without_system_info_is_walked_and_the_stackwalker_says_what_is_missing(
+    tmp_path: Path,
+) -> None:
+    """No system info and a context naming no CPU: the thread is listed without registers."""
     path = tmp_path / "no-system-info.dmp"
     dump = SynthMinidump().add_thread(thread_id=7)
     dump.auto_system_info = False
     path.write_bytes(dump.finish())
     events = drain(AnalysisRequest(path, ()))
     assert isinstance(events[0], DumpLoaded)
-    unavailable = [e for e in events if isinstance(e, WalkUnavailable)]
-    assert len(unavailable) == 1 and "system info" in unavailable[0].message
+    assert not any(isinstance(e, WalkUnavailable | FrameWalked) for e in events)
+    walked = [e for e in events if isinstance(e, ThreadWalked)]
+    assert [e.call_stack.thread_id for e in walked] == [7] and walked[0].call_stack.frames == ()
+    problems = [p for e in events if isinstance(e, WalkProblems) for p in e.problems]
+    assert [p.code for p in problems] == ["NoSystemInfo"] and "system info" in problems[0].message
     assert isinstance(events[-1], Finished)
-    assert not any(isinstance(e, FrameWalked) for e in events)
+
+
+def test_a_dump_without_a_thread_list_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "no-threads.dmp"
+    path.write_bytes(SynthMinidump().add_module(0x400000, 0x1000, "app").finish())
+    events = drain(AnalysisRequest(path, ()))
+    problems = [p for e in events if isinstance(e, WalkProblems) for p in e.problems]
+    assert [p.code for p in problems] == ["NoThreadList"]
+    outcome = events[-1]
+    assert isinstance(outcome, Finished) and outcome.state.state is not None
+    assert outcome.state.state.threads == ()
+
+
+def test_a_dump_the_walker_refuses_is_still_shown(tmp_path: Path) -> None:
+    """Nothing the stackwalker reports is readable: the reader's view stays, the reason is a problem."""
+    path = tmp_path / "nothing.dmp"
+    path.write_bytes(SynthMinidump(system_info=False).add_stream(0x47670003, b"text").finish())
+    events = drain(AnalysisRequest(path, ()))
+    assert isinstance(events[0], DumpLoaded)
+    unavailable = [e for e in events if isinstance(e, WalkUnavailable)]
+    assert len(unavailable) == 1 and "nothing in the dump can be reported" in unavailable[0].message
+    assert isinstance(events[-1], Finished)
+    assert not any(isinstance(e, FrameWalked | ThreadWalked | WalkProblems) for e in events)
 
 
 def test_a_file_that_is_not_a_minidump_raises_before_yielding(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from tests.gui.conftest import MessageBoxes
 from tests.gui.support import wait_analysis_over
 from tests.robustness.conftest import collected_dump_variants
 from tests.robustness.damage import DumpVariant
+from tests.synth.minidump import SynthMinidump
 
 pytestmark = pytest.mark.gui
 
@@ -93,3 +94,18 @@ def test_a_run_of_damaged_and_unreadable_inputs_leaves_a_working_window(
     open_and_wait(qtbot, window, sample_dump())
     assert window.session.document is not None and window.session.document.path == sample_dump()
     assert not window.session.is_busy
+
+
+def test_what_only_the_stackwalker_finds_is_listed_with_the_problems(
+    qtbot: QtBot, window: MainWindow, message_boxes: MessageBoxes, tmp_path: Path
+) -> None:
+    """A dump without a thread list (rust-minidump refuses it) opens; the Problems pane says why no thread."""
+    path = tmp_path / "no-threads.dmp"
+    path.write_bytes(SynthMinidump().add_module(0x400000, 0x1000, "app").finish())
+    open_and_wait(qtbot, window, path)
+    assert message_boxes.shown == []
+    assert window.thread_pane.model.rowCount() == 0 and window.module_pane.model.rowCount() == 1
+    problems = window.problem_pane.model.problems
+    assert [(p.code, p.where) for p in problems] == [("NoThreadList", "ThreadListStream (0x3)")]
+    assert "no readable thread list" in problems[0].message
+    assert "1 problem" in window.status_text()
