@@ -681,8 +681,15 @@ def _modules_pointed_at(dump: Minidump, order: list[int], stack_bytes: int = 64 
     modules = dump.modules
     out: list[Module] = []
     seen: set[int] = set()
+    looked: set[int] = set()
+    # A hostile dump may point thousands of threads at one long stack (as for shared walks):
+    # each stack window is read once, and each value looked up once.
+    scanned: set[tuple[int, int, int]] = set()
 
     def add(value: int) -> None:
+        if value in looked:
+            return
+        looked.add(value)
         index = modules.index_at(value)
         if index is not None and index not in seen:
             seen.add(index)
@@ -705,6 +712,10 @@ def _modules_pointed_at(dump: Minidump, order: list[int], stack_bytes: int = 64 
             continue
         start = sp - region.base
         start -= start % width
+        window = (region.base, region.rva, start)
+        if window in scanned:
+            continue
+        scanned.add(window)
         data = region.data[start : start + stack_bytes]
         data = data[: len(data) - len(data) % width]
         words = data.cast("I" if width == 4 else "Q") if region.endian == "<" else ()
