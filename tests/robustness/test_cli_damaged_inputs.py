@@ -5,7 +5,9 @@ dumps, a directory, a missing path — and one of each seed and family) goes thr
 `stackwalk --json`, `stackwalk --human` and `dump`. Each must exit 0 or 1 within
 `CLI_SECONDS`, never print a traceback, print exactly one `crash-inspector: error:` line (and
 nothing on stdout) when it exits 1, and, when it exits 0, list the same problems the library
-found (the JSON's `inspector_problems`, the human report's closing list).
+found (the JSON's `inspector_problems`, the human report's closing list). One variant of each
+family also goes through `stackwalk --json --symbols-url` with a server that refuses every
+connection: the failed downloads change neither the exit code nor the report.
 
 The subprocesses share a bytecode cache in a temporary directory (`PYTHONPYCACHEPREFIX`), so
 each start costs a tenth of a second instead of recompiling the package.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import zlib
@@ -27,6 +30,7 @@ import pytest
 
 from tests.robustness.conftest import Outcomes, collected_dump_variants
 from tests.robustness.damage import DumpVariant
+from tests.robustness.harness import run_library
 
 REPO = Path(__file__).resolve().parents[2]
 #: Longest one command may take (interpreter start included, on a loaded 2-core machine).
@@ -140,3 +144,71 @@ def test_cli_refuses_exactly_what_the_library_refuses(
         outcome = outcomes.of(variant)
         run = runs[(variant.name, "json")]
         assert (run.returncode == 1) == outcome.refused, variant.name
+
+
+# ---- with a symbol server that does not answer ----------------------------------------------------
+
+
+def _one_per_family(variants: list[DumpVariant]) -> list[DumpVariant]:
+    groups: dict[str, list[DumpVariant]] = {}
+    for v in variants:
+        groups.setdefault(v.family, []).append(v)
+    return [members[zlib.crc32(family.encode()) % len(members)] for family, members in sorted(groups.items())]
+
+
+#: One variant of each family (the refused kinds among them): downloads are tried for each.
+SERVER_SAMPLE = _one_per_family(SAMPLE)
+
+
+@pytest.fixture(scope="module")
+def dead_server_url() -> Iterator[str]:
+    """A local port that is bound but never listens: every connection is refused at once."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+
+
+@pytest.fixture(scope="module")
+def server_runs(
+    cli_env: dict[str, str],
+    outcomes: Outcomes,
+    dead_server_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, Run]:
+    """Each variant with the server and no symbol paths: every module a walk needs is asked for."""
+    cache = tmp_path_factory.mktemp("download-cache")
+    jobs = {}
+    for variant in SERVER_SAMPLE:
+        path = variant.materialize(outcomes.directory)
+        server = ["--symbols-url", dead_server_url, "--symbols-cache", str(cache)]
+        jobs[variant.name] = ["stackwalk", "--json", *server, str(path)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {key: pool.submit(_run, args, cli_env) for key, args in jobs.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
+@pytest.mark.parametrize("variant", SERVER_SAMPLE, ids=[v.name for v in SERVER_SAMPLE])
+def test_cli_with_an_unreachable_symbol_server_on_a_damaged_dump(
+    variant: DumpVariant, server_runs: dict[str, Run], outcomes: Outcomes
+) -> None:
+    """Failed downloads add nothing to the damage: the same refusal, or the same report as without symbols."""
+    run = server_runs[variant.name]
+    expected = run_library(variant.materialize(outcomes.directory), (), None)
+    assert run.returncode is not None, f"still running after {CLI_SECONDS} s"
+    assert "Traceback" not in run.stderr + run.stdout
+    assert run.returncode == (1 if expected.refused else 0), run.stderr
+    if run.returncode == 1:
+        assert run.stdout == ""
+        lines = run.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("crash-inspector: error: "), run.stderr
+        return
+    document = json.loads(run.stdout)
+    assert [p["message"] for p in document["inspector_problems"]] == expected.problems
+    walked = {t["thread_id"]: len(t["frames"]) for t in document["threads"]}
+    assert walked == {tid: len(frames) for tid, frames in expected.threads.items()}
+
+
+def test_the_unreachable_server_was_asked(server_runs: dict[str, Run]) -> None:
+    """The sample does reach the downloads (the server refuses every connection)."""
+    tried = [name for name, run in server_runs.items() if "connection error" in run.stderr]
+    assert len(tried) >= 3, tried

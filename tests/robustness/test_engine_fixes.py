@@ -22,10 +22,16 @@ from inspector.core.minidump import (
     UnloadedModuleList,
     UnreadableFile,
 )
-from inspector.core.process import ProcessOptions, process
+from inspector.core.process import Finished, FrameWalked, ProcessOptions, process, process_events
 from inspector.core.report.human import render_human
 from inspector.core.report.json_report import render_json
-from inspector.core.symbols import DamageKind, IndexCache, SymbolFile, SymbolFileUnreadable
+from inspector.core.symbols import (
+    DamageKind,
+    IndexCache,
+    SymbolFile,
+    SymbolFileUnreadable,
+    SymbolServerOptions,
+)
 from inspector.core.symbols.postfix import evaluate_cfi, parse_cfi_rules
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind import TerminationReason, WalkOptions
@@ -424,6 +430,33 @@ def test_the_frames_of_all_threads_of_a_dump_have_a_limit() -> None:
         "thread 2 (id 0x3): stopped after 500 frames (the limit of 2500 frames for all threads of the "
         "dump); the frames beyond it are not shown"
     )
+
+
+def test_shared_walks_and_the_dump_limit_hold_when_the_walk_runs_beside_downloads(tmp_path: Path) -> None:
+    """With symbol servers the walk runs on a helper thread: it shares walks and keeps the limit too."""
+    dump = Minidump.from_bytes(_threads_on_one_plausible_stack(6, rsp_step=0))
+    walk = WalkOptions(max_frames=1000, max_dump_frames=2500)
+    # an offline download cache: the server path (helper thread, tracker) without any network
+    servers = SymbolServerOptions(cache_dir=tmp_path / "downloads", offline=True)
+    options = ProcessOptions(walk=walk, symbol_servers=servers)
+    assert options.uses_servers
+    with time_limit(20):
+        events = list(process_events(dump, options))
+    final = events[-1]
+    assert isinstance(final, Finished)
+    state = final.state
+    assert [len(t.frames) for t in state.threads] == [1000] * 6  # one walk, shared: the limit is not hit
+    assert len({id(t.frames[-1]) for t in state.threads}) == 1
+    walked = [e for e in events if isinstance(e, FrameWalked)]
+    assert len(walked) == 6000 and {e.thread_index for e in walked} == set(range(6))
+    assert [p.code for p in state.problems].count("FrameLimit") == 6
+
+    spread = Minidump.from_bytes(_threads_on_one_plausible_stack(5, rsp_step=8))
+    with time_limit(20):
+        capped = process(spread, options)
+    assert [len(t.frames) for t in capped.threads] == [1000, 1000, 500, 1, 1]
+    assert capped.threads[2].termination is not None
+    assert capped.threads[2].termination.reason is TerminationReason.DUMP_FRAME_BUDGET
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
