@@ -9,6 +9,8 @@
 4. the GUI: longest main-thread stall and time to first frame on the torch case.
 5. symbol servers: lazy against prefetched downloads from a local, slowed-down HTTP server
    (no network needed).
+6. damaged dumps: what rust-minidump and we still report on each variant of the robustness
+   generator (not a timing).
 
 Benchmarks are not tests; run them on a quiet machine. Inputs beside the project
 (../shared/...) or in bench/data/ (git-ignored). `--quick` runs fewer repetitions.
@@ -144,6 +146,9 @@ def main(argv: list[str]) -> int:
 
     section("5. symbol servers: lazy against prefetched downloads (local HTTP server)")
     failures += run([python, str(BENCH / "bench_symbol_server.py")]) != 0
+
+    section("6. damaged dumps: what rust-minidump and we still report")
+    failures += run([python, str(BENCH / "damaged_vs_rust_minidump.py"), "--stackwalker", reference]) != 0
     return 1 if failures else 0
 
 
