@@ -46,6 +46,7 @@ import queue
 import threading
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.minidump import (
@@ -70,14 +71,15 @@ from inspector.core.symbols import (
     DownloadStatus,
     IndexCache,
     ModuleSymbols,
-    ServerSymbolSupplier,
     Symbolizer,
-    SymbolServerOptions,
     SymbolStatus,
     SymbolSupplier,
     module_key,
 )
 from inspector.core.types import AddressRange, Cpu, Os
+
+if TYPE_CHECKING:
+    from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
 from inspector.core.unwind import (
     CallStack,
     CallStackInfo,
@@ -395,9 +397,12 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
     # our consumer stops early (the caller's token cancels it too).
     walk_cancel = cancel.child() if options.uses_servers else cancel
     supplier: SymbolSupplier
+    server_supplier: ServerSymbolSupplier | None = None
     servers = options.symbol_servers
     if servers is not None and options.uses_servers:
-        supplier = ServerSymbolSupplier(
+        from inspector.core.symbols.server_supplier import ServerSymbolSupplier  # HTTP only when needed
+
+        supplier = server_supplier = ServerSymbolSupplier(
             options.symbol_paths,
             servers,
             cache=options.index_cache(),
@@ -420,7 +425,6 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
         if state.requesting_thread is not None:
             order.remove(state.requesting_thread)
             order.insert(0, state.requesting_thread)
-        server_supplier = supplier if isinstance(supplier, ServerSymbolSupplier) else None
         if server_supplier is not None and server_supplier.options.prefetch:
             server_supplier.prefetch(_modules_pointed_at(dump, order))
         tracker = _SymbolTracker(state, symbolizer, server_supplier)

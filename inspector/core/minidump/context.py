@@ -315,15 +315,16 @@ class RegisterSet:
     #: rust-minidump's frame-register print order (JSON / human output).
     print_order: tuple[str, ...] = ()
 
+    #: every name the layout answers to (its own and the aliases) -> the canonical name
+    _canonical: Mapping[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        names = {name: name for name in self.names}
+        object.__setattr__(self, "_canonical", {**self.aliases, **names})
+
     def canonical(self, name: str) -> str | None:
         """The canonical name for `name` (resolving aliases), None if the CPU has no such register."""
-        if name in self._index:
-            return name
-        return self.aliases.get(name)
-
-    @property
-    def _index(self) -> Mapping[str, int]:
-        return _INDEXES[self.layout]
+        return self._canonical.get(name)
 
 
 _X86_NAMES = ("eip", "esp", "ebp", "ebx", "esi", "edi", "eax", "ecx", "edx", "eflags")

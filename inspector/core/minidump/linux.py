@@ -36,14 +36,21 @@ def key_values(raw: bytes, separator: bytes) -> list[tuple[bytes, bytes]]:
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+#: One full-match pattern per radix (Python's int() also takes "_", spaces and "0x": Rust does not).
+_UINT_PATTERNS: dict[int, re.Pattern[str]] = {}
+
+
+def _uint_pattern(radix: int) -> re.Pattern[str]:
+    pattern = _UINT_PATTERNS.get(radix)
+    if pattern is None:
+        digits = _DIGITS[:radix] + _DIGITS[10:radix].upper()
+        pattern = _UINT_PATTERNS[radix] = re.compile(r"\+?[" + re.escape(digits) + "]+")
+    return pattern
 
 
 def rust_parse_uint(text: str, radix: int, bits: int = 64) -> int | None:
     """Rust's `uN::from_str_radix`: optional '+', then digits of the radix only; None if bad or too big."""
-    if text.startswith("+"):
-        text = text[1:]
-    allowed = _DIGITS[:radix] + _DIGITS[:radix].upper()
-    if not text or any(c not in allowed for c in text):
+    if _uint_pattern(radix).fullmatch(text) is None:
         return None
     value = int(text, radix)
     return value if value < 1 << bits else None

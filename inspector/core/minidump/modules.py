@@ -13,7 +13,6 @@ The identifiers follow rust-minidump exactly:
 
 from __future__ import annotations
 
-import uuid
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -99,7 +98,11 @@ class DebugId:
 
     def __str__(self) -> str:
         """Hyphenated form (`b7c04f7b-5c2a-80af-870a-1c234668a0de-1`), as the dump report prints it."""
-        text = f"{self.timestamp:08X}" if self.pdb20 else str(uuid.UUID(bytes=self.uuid))
+        if self.pdb20:
+            text = f"{self.timestamp:08X}"
+        else:
+            raw = self.uuid.hex()
+            text = f"{raw[:8]}-{raw[8:12]}-{raw[12:16]}-{raw[16:20]}-{raw[20:]}"
         return f"{text}-{self.appendix:x}" if self.appendix else text
 
 
@@ -240,25 +243,23 @@ class Module:
     code_id: str
     debug_file: str
     version: str | None
+    # Derived once here: the walker and the reports ask for them for every frame.
+    #: Basename of `code_file`, splitting on both `/` and `\\`.
+    filename: str = field(init=False, repr=False, compare=False)
+    debug_file_name: str = field(init=False, repr=False, compare=False)
+    #: Breakpad debug id ('' when unknown).
+    debug_id: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "filename", basename(self.code_file))
+        object.__setattr__(self, "debug_file_name", basename(self.debug_file))
+        identifier = self.debug_identifier
+        object.__setattr__(self, "debug_id", identifier.breakpad() if identifier else "")
 
     @property
     def end(self) -> int:
         """One past the last byte (`base + size`)."""
         return self.base + self.size
-
-    @property
-    def filename(self) -> str:
-        """Basename of `code_file`, splitting on both `/` and `\\`."""
-        return basename(self.code_file)
-
-    @property
-    def debug_file_name(self) -> str:
-        return basename(self.debug_file)
-
-    @property
-    def debug_id(self) -> str:
-        """Breakpad debug id ('' when unknown)."""
-        return self.debug_identifier.breakpad() if self.debug_identifier else ""
 
     def contains(self, address: int) -> bool:
         return self.base <= address < self.base + self.size

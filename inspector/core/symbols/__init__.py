@@ -30,15 +30,11 @@ Public API (the stackwalker's entry point is `Symbolizer`):
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 from inspector.core.symbols.cache import IndexCache, default_cache_directory, default_download_directory
-from inspector.core.symbols.download_cache import DownloadCache, unsafe_component_reason
 from inspector.core.symbols.errors import IndexCacheError, SymbolFileUnreadable
-from inspector.core.symbols.http_fetch import (
-    FetchPolicy,
-    SymbolServer,
-    token_from_environment,
-    token_variable,
-)
 from inspector.core.symbols.postfix import (
     MemoryRead,
     PostfixResult,
@@ -70,7 +66,6 @@ from inspector.core.symbols.records import (
     StackWinType,
     SymbolInfo,
 )
-from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
 from inspector.core.symbols.supplier import (
     Located,
     ModuleSymbols,
@@ -80,6 +75,39 @@ from inspector.core.symbols.supplier import (
 )
 from inspector.core.symbols.symbol_file import SymbolFile
 from inspector.core.symbols.symbolizer import ModuleKey, Symbolizer, SymbolProgress, module_key
+
+# The symbol-server machinery (HTTP, hashing of negative answers, the download cache) is loaded
+# on first use only: a stackwalk without servers never pays for it (PEP 562).
+_LAZY = {
+    "DownloadCache": "inspector.core.symbols.download_cache",
+    "unsafe_component_reason": "inspector.core.symbols.download_cache",
+    "FetchPolicy": "inspector.core.symbols.http_fetch",
+    "SymbolServer": "inspector.core.symbols.http_fetch",
+    "token_from_environment": "inspector.core.symbols.http_fetch",
+    "token_variable": "inspector.core.symbols.http_fetch",
+    "ServerSymbolSupplier": "inspector.core.symbols.server_supplier",
+    "SymbolServerOptions": "inspector.core.symbols.server_supplier",
+}
+
+if TYPE_CHECKING:
+    from inspector.core.symbols.download_cache import DownloadCache, unsafe_component_reason
+    from inspector.core.symbols.http_fetch import (
+        FetchPolicy,
+        SymbolServer,
+        token_from_environment,
+        token_variable,
+    )
+    from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CfiLookup",

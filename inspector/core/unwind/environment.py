@@ -8,6 +8,7 @@ thread's stack.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from inspector.core.minidump import CpuContext, MemoryRegion, Module, ModuleList
@@ -27,10 +28,17 @@ def word_size(cpu: Cpu) -> int:
 class StackMemory:
     """One thread's stack region, read in words of the CPU's width."""
 
-    __slots__ = ("region",)
+    __slots__ = ("_base", "_data", "_size", "_unpack", "region")
 
     def __init__(self, region: MemoryRegion) -> None:
         self.region = region
+        # The walk reads tens of thousands of words: one call per read, not three.
+        self._base = region.base
+        self._size = region.size
+        self._data = region.data
+        self._unpack = {
+            width: struct.Struct(region.endian + code).unpack_from for width, code in ((4, "I"), (8, "Q"))
+        }
 
     @property
     def base(self) -> int:
@@ -41,9 +49,12 @@ class StackMemory:
         return self.region.base + self.region.size
 
     def read(self, address: int, width: int) -> int | None:
-        if address < 0 or address + width > U64 + 1:
+        # A region never extends past 2**64, so a read inside it cannot overflow the address space.
+        offset = address - self._base
+        if offset < 0 or offset + width > self._size:
             return None
-        return self.region.read_pointer(address, width)
+        value: int = self._unpack[width](self._data, offset)[0]
+        return value
 
     def word(self, address: int, width: int, role: str) -> MemoryWord:
         """Read a word and record it for the trace."""

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from dataclasses import replace
 
 from inspector.core.cancel import NEVER, CancelToken
-from inspector.core.minidump import CpuContext, MemoryRegion, UnloadedModuleList
+from inspector.core.minidump import CpuContext, MemoryRegion, Module, UnloadedModuleList
+from inspector.core.symbols import FrameSymbol
 from inspector.core.types import Cpu
 from inspector.core.unwind import amd64, arm, arm64, mips, x86
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
@@ -145,7 +145,7 @@ def _symbolized(frame: StackFrame, env: WalkEnvironment, unloaded: UnloadedModul
         hits = _unloaded_hits(frame.instruction, unloaded)
         if not hits:
             return frame
-        return replace(frame, unloaded_modules=hits)
+        return _with(frame, unloaded_modules=hits)
     index, module = hit
     symbol = env.symbolize(module, frame.instruction)
     inlines = (
@@ -153,7 +153,32 @@ def _symbolized(frame: StackFrame, env: WalkEnvironment, unloaded: UnloadedModul
         if symbol is None
         else tuple(InlineFrame(i.function_name, i.source_file, i.source_line) for i in symbol.inlines)
     )
-    return replace(frame, module=module, module_index=index, symbol=symbol, inlines=inlines)
+    return _with(frame, module=module, module_index=index, symbol=symbol, inlines=inlines)
+
+
+def _with(
+    frame: StackFrame,
+    *,
+    module: Module | None = None,
+    module_index: int | None = None,
+    symbol: FrameSymbol | None = None,
+    inlines: tuple[InlineFrame, ...] = (),
+    unloaded_modules: tuple[UnloadedHit, ...] = (),
+) -> StackFrame:
+    """`frame` (still unsymbolized) with its symbol fields; `dataclasses.replace` costs ~5 µs a call."""
+    return StackFrame(
+        frame.index,
+        frame.trust,
+        frame.context,
+        frame.instruction,
+        frame.return_address,
+        module,
+        module_index,
+        symbol,
+        inlines,
+        unloaded_modules,
+        frame.found_by,
+    )
 
 
 def _unloaded_hits(address: int, unloaded: UnloadedModuleList | None) -> tuple[UnloadedHit, ...]:
