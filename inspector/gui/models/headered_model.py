@@ -2,8 +2,9 @@
 
 `HeaderedTableModel` is the base of the flat tables (threads, modules,
 registers, problems, stack memory): a subclass names its columns in
-`HEADERS` (and, optionally, a tooltip each in `TOOLTIPS`) and says how many
-rows it has in `_row_count()`. `HeaderedTreeModel` is the base of the trees
+`HEADERS` (and, optionally, a tooltip each in `TOOLTIPS`), says how many
+rows it has in `_row_count()` and answers `_cell(row, column, role)` for the
+rows it has. `HeaderedTreeModel` is the base of the trees
 (frames with their inline frames, an unwind trace), which keep their own
 `index` / `parent` / `rowCount`.
 """
@@ -51,11 +52,21 @@ class HeaderedTableModel(_HeaderedColumns, QAbstractTableModel):
     def _row_count(self) -> int:
         raise NotImplementedError
 
+    def _cell(self, row: int, column: int, role: int) -> object:
+        """`data()` of a cell in a row that exists (`0 <= row < _row_count()`)."""
+        raise NotImplementedError
+
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else self._row_count()
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.HEADERS)
+
+    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
+        row = index.row()
+        if not index.isValid() or not 0 <= row < self._row_count():
+            return None
+        return self._cell(row, index.column(), role)
 
 
 class HeaderedTreeModel(_HeaderedColumns, QAbstractItemModel):

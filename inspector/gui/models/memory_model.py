@@ -245,12 +245,9 @@ class HexMemoryModel(HeaderedTableModel):
             return "Notes"
         return None
 
-    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
+    def _cell(self, row: int, column: int, role: int) -> object:
         region = self._region
-        if region is None or not index.isValid():
-            return None
-        row, column = index.row(), index.column()
-        if not 0 <= row < self.rowCount():
+        if region is None:
             return None
         start = self.row_address(row)
         if role == _ROLE.DisplayRole:

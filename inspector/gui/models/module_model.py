@@ -100,11 +100,8 @@ class ModuleTableModel(HeaderedTableModel):
     def _row_count(self) -> int:
         return len(self._modules)
 
-    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
-        if not index.isValid() or self._document is None:
-            return None
-        row, column = index.row(), index.column()
-        if not 0 <= row < len(self._modules):
+    def _cell(self, row: int, column: int, role: int) -> object:
+        if self._document is None:
             return None
         module = self._modules[row]
         state = self._document.symbols[row] if row < len(self._document.symbols) else None

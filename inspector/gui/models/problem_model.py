@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from inspector.gui.document import Problem
 from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import ItemRole, SortRole
 from inspector.gui.theme import Theme
 
-_Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
 
 
@@ -42,11 +41,8 @@ class ProblemTableModel(HeaderedTableModel):
     def _row_count(self) -> int:
         return len(self._problems)
 
-    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
-        if not index.isValid() or not 0 <= index.row() < len(self._problems):
-            return None
-        problem = self._problems[index.row()]
-        column = index.column()
+    def _cell(self, row: int, column: int, role: int) -> object:
+        problem = self._problems[row]
         if role in (_ROLE.DisplayRole, SortRole):
             return (problem.source, problem.where, problem.message, problem.code)[column]
         if role == ItemRole:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from inspector.core.minidump import CpuContext
 from inspector.gui.document import DumpSnapshot, PointerKind, PointerTarget
@@ -19,7 +19,6 @@ from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, ItemRole, SortRole
 from inspector.gui.theme import Theme
 
-_Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
 
 
@@ -121,11 +120,8 @@ class RegisterTableModel(HeaderedTableModel):
     def _row_count(self) -> int:
         return len(self._rows)
 
-    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
-        if not index.isValid() or self._context is None:
-            return None
-        row, column = index.row(), index.column()
-        if not 0 <= row < len(self._rows):
+    def _cell(self, row: int, column: int, role: int) -> object:
+        if self._context is None:
             return None
         name, value, known = self._rows[row]
         target = self._targets[row]

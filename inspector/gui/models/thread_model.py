@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from inspector.gui.document import Document, ThreadEntry
 from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, IndexRole, ItemRole, SortRole
 from inspector.gui.theme import Theme
 
-_Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
 
 
@@ -71,12 +70,7 @@ class ThreadTableModel(HeaderedTableModel):
     def _row_count(self) -> int:
         return len(self._threads)
 
-    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
-        if not index.isValid() or self._document is None:
-            return None
-        row, column = index.row(), index.column()
-        if not 0 <= row < len(self._threads):
-            return None
+    def _cell(self, row: int, column: int, role: int) -> object:
         thread = self._threads[row]
         if role == _ROLE.DisplayRole:
             return self._display(thread, column)
