@@ -8,7 +8,7 @@ stack, in rust-minidump's human-report layout.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, QSortFilterProxyModel, Qt, Slot
+from PySide6.QtCore import QModelIndex, QPoint, QSortFilterProxyModel, Qt, Slot
 from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -17,22 +17,22 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QSizePolicy,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
 from inspector.core.types import format_address
 from inspector.gui.models.frame_model import FrameTreeModel, stack_text
+from inspector.gui.panes.tree_view import DataTreeView
 from inspector.gui.session import FrameRef, Session
 from inspector.gui.theme import Theme
 
 
-class FrameTreeView(QTreeView):
+class FrameTreeView(DataTreeView):
     """A tree view whose Ctrl+C copies through the pane."""
 
     def __init__(self, pane: FramePane) -> None:
-        super().__init__(pane)
+        super().__init__(pane, object_name="frameView")
         self._pane = pane
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -66,20 +66,13 @@ class FramePane(QWidget):
         self.filter.textChanged.connect(self._on_filter)
 
         self.view = FrameTreeView(self)
-        self.view.setObjectName("frameView")
         self.view.setModel(self.proxy)
-        self.view.setUniformRowHeights(True)
-        self.view.setAlternatingRowColors(True)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self.view.setAllColumnsShowFocus(True)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._on_context_menu)
         header = self.view.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(FrameTreeModel.COL_FUNCTION, QHeaderView.ResizeMode.Stretch)
         self._fit()
         self.setFocusProxy(self.view)
@@ -195,21 +188,15 @@ class FramePane(QWidget):
 
     @Slot(object)
     def _on_frame_selected(self, ref: object) -> None:
-        selection = self.view.selectionModel()
         self._syncing = True
         try:
             if not isinstance(ref, FrameRef) or ref.thread != self.model.thread_index:
-                selection.clearCurrentIndex()
-                selection.clearSelection()
+                self.view.clear_current()
                 return
             index = self.proxy.mapFromSource(self.model.frame_index(ref.frame, ref.inline))
             if not index.isValid():
                 return  # filtered out or not arrived yet
-            selection.setCurrentIndex(
-                index,
-                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-            )
-            self.view.scrollTo(index)
+            self.view.select_row(index)
         finally:
             self._syncing = False
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Slot
+from PySide6.QtCore import QModelIndex, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
 from inspector.gui.models.module_model import ModuleFilterProxy, ModuleTableModel
@@ -108,11 +108,7 @@ class ModulePane(QWidget):
                 return
             index = self.proxy.mapFromSource(self.model.index(module_index, 0))
             if index.isValid():
-                self.view.selectionModel().setCurrentIndex(
-                    index,
-                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-                )
-                self.view.scrollTo(index)
+                self.view.select_row(index)
         finally:
             self._syncing = False
 

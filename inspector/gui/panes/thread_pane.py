@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Slot
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Slot
 from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
 
 from inspector.core.minidump import basename
@@ -95,20 +95,13 @@ class ThreadPane(QWidget):
     def _on_thread_selected(self, thread_index: int) -> None:
         self._syncing = True
         try:
-            selection = self.view.selectionModel()
             if thread_index < 0:
-                selection.clearCurrentIndex()
-                selection.clearSelection()
+                self.view.clear_current()
                 return
-            source = self.model.index(thread_index, 0)
-            index = self.proxy.mapFromSource(source)
+            index = self.proxy.mapFromSource(self.model.index(thread_index, 0))
             if not index.isValid():
                 return  # filtered out: keep the view as it is
-            selection.setCurrentIndex(
-                index,
-                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-            )
-            self.view.scrollTo(index)
+            self.view.select_row(index)
         finally:
             self._syncing = False
 

@@ -11,20 +11,13 @@ focus (the stepper, a click on a stack word) selects the line here.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Slot
+from PySide6.QtCore import QModelIndex, Qt, Slot
 from PySide6.QtGui import QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
-    QLabel,
-    QSizePolicy,
-    QTreeView,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from inspector.core.report.human import frame_label
 from inspector.gui.models.trace_model import TraceTreeModel
+from inspector.gui.panes.tree_view import DataTreeView
 from inspector.gui.session import FrameRef, Session, TraceFocus
 from inspector.gui.theme import Theme
 from inspector.gui.unwind_trace import TraceNode
@@ -42,19 +35,11 @@ class UnwindPane(QWidget):
         self.title = QLabel("No frame selected", self)
         self.title.setWordWrap(False)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.view = QTreeView(self)
-        self.view.setObjectName("unwindView")
+        self.view = DataTreeView(self, object_name="unwindView")
         self.view.setModel(self.model)
-        self.view.setUniformRowHeights(True)
-        self.view.setAlternatingRowColors(True)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.view.setAllColumnsShowFocus(True)
         header = self.view.header()
         header.setStretchLastSection(True)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.resizeSection(
             0,
             QFontMetrics(theme.mono).horizontalAdvance("STACK CFI 16dd .cfa: $rsp 16 + $r13: .cfa -16 + ^")
@@ -153,8 +138,7 @@ class UnwindPane(QWidget):
             if not self._syncing:
                 self._syncing = True
                 try:
-                    self.view.selectionModel().clearCurrentIndex()
-                    self.view.selectionModel().clearSelection()
+                    self.view.clear_current()
                 finally:
                     self._syncing = False
             return
@@ -172,11 +156,7 @@ class UnwindPane(QWidget):
             node = self.model.node(index)
             if node is not None and node.step:
                 self.view.expand(index)  # a rule shows its tokens, a scan its candidates
-            self.view.selectionModel().setCurrentIndex(
-                index,
-                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-            )
-            self.view.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+            self.view.select_row(index)
         finally:
             self._syncing = False
 
