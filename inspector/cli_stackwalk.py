@@ -17,37 +17,19 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from inspector.core.errors import InspectorError
+from inspector.cli_common import CommandParser, UsageError, parse_arguments, print_report
 
 if TYPE_CHECKING:
     from inspector.core.symbols import SymbolServerOptions
 
-EXIT_OK = 0
-EXIT_UNUSABLE = 1
-EXIT_USAGE = 2
-
 log = logging.getLogger(__name__)
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors through our exit code instead of raising SystemExit(2) mid-way."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="crash-inspector stackwalk",
         description=(
             "Walk the stacks of every thread of a minidump with Breakpad .sym symbols and print a report: "
@@ -139,61 +121,38 @@ def _parser() -> argparse.ArgumentParser:
 
 def _check(args: argparse.Namespace) -> None:
     if args.pretty and args.format != "json":
-        raise _UsageError("--pretty needs --json")
+        raise UsageError("--pretty needs --json")
     if args.brief and args.format != "human":
-        raise _UsageError("--brief is for the human report")
+        raise UsageError("--brief is for the human report")
     if args.trace and args.format != "human":
-        raise _UsageError("--trace is for the human report")
+        raise UsageError("--trace is for the human report")
     if args.symbols_cache and args.no_symbols_cache:
-        raise _UsageError("--symbols-cache and --no-symbols-cache contradict each other")
+        raise UsageError("--symbols-cache and --no-symbols-cache contradict each other")
     if args.max_frames is not None and args.max_frames < 1:
-        raise _UsageError("--max-frames must be at least 1")
+        raise UsageError("--max-frames must be at least 1")
     if not args.symbols_download_timeout > 0:
-        raise _UsageError("--symbols-download-timeout must be more than 0 seconds")
+        raise UsageError("--symbols-download-timeout must be more than 0 seconds")
     if not args.symbols_max_download > 0:
-        raise _UsageError("--symbols-max-download must be more than 0 MB")
+        raise UsageError("--symbols-max-download must be more than 0 MB")
     from inspector.core.symbols.http_fetch import url_problem
 
     for url in args.symbols_url:
         problem = url_problem(url)
         if problem is not None:
-            raise _UsageError(f"--symbols-url {url}: {problem}")
+            raise UsageError(f"--symbols-url {url}: {problem}")
 
 
 def run(argv: list[str]) -> int:
     """Run the sub-command; returns the process exit code (never raises for bad input)."""
-    parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-        _check(args)
-    except SystemExit as exc:  # --help (0) or a usage error (2)
-        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
-    except _UsageError as exc:
-        parser.print_usage(sys.stderr)
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    args = parse_arguments(_parser(), argv, _check)
+    if isinstance(args, int):
+        return args
     if args.verbose:
         logging.getLogger().setLevel(logging.DEBUG)
-
-    try:
-        text = _report(args)
-    except InspectorError as exc:
-        message = str(exc)
-        if str(args.dump) not in message:
-            message = f"{args.dump}: {message}"
-        print(f"crash-inspector: error: {message}", file=sys.stderr)
-        return EXIT_UNUSABLE
-    except Exception as exc:  # a bug of ours on strange input: still one line, no traceback
-        log.debug("stackwalk failed", exc_info=True)
-        problem = f"internal error ({type(exc).__name__}: {exc}); please report it"
-        print(f"crash-inspector: error: {args.dump}: {problem}", file=sys.stderr)
-        return EXIT_UNUSABLE
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
-        return EXIT_OK
-    return EXIT_OK
+    # the walk's own errors ("nothing in the dump can be reported") do not name the dump
+    return print_report(
+        lambda: _report(args), input_path=args.dump, log=log, what="stackwalk", name_input=True
+    )
 
 
 def _servers(args: argparse.Namespace, cache: Path | None) -> SymbolServerOptions | None:

@@ -31,6 +31,18 @@ from inspector.core.symbols.http_fetch import url_problem
 from inspector.gui.settings import DEFAULT_DOWNLOAD_TIMEOUT, ServerEntry
 
 
+def _move_row(model: QStringListModel, row: int, step: int) -> int | None:
+    """Swap `row` with the row `step` away (the order the list is tried in); the row it moved to, or None
+    when there is no such row (or no row is selected)."""
+    items = model.stringList()
+    target = row + step
+    if row < 0 or not 0 <= target < len(items):
+        return None
+    items[row], items[target] = items[target], items[row]
+    model.setStringList(items)
+    return target
+
+
 @dataclass(frozen=True, slots=True)
 class SymbolPreferences:
     paths: tuple[Path, ...]
@@ -251,14 +263,9 @@ class PreferencesDialog(QDialog):
             self._select_server(min(row, self.servers_model.rowCount() - 1))
 
     def move_selected_server(self, step: int) -> None:
-        row = self.servers_view.currentIndex().row()
-        urls = self.servers_model.stringList()
-        target = row + step
-        if row < 0 or not 0 <= target < len(urls):
-            return
-        urls[row], urls[target] = urls[target], urls[row]
-        self.servers_model.setStringList(urls)
-        self._select_server(target)
+        target = _move_row(self.servers_model, self.servers_view.currentIndex().row(), step)
+        if target is not None:
+            self._select_server(target)
 
     def _select_server(self, row: int) -> None:
         if row >= 0:
@@ -307,14 +314,9 @@ class PreferencesDialog(QDialog):
             self._select(min(row, self.paths_model.rowCount() - 1))
 
     def move_selected(self, step: int) -> None:
-        row = self.paths_view.currentIndex().row()
-        items = self.paths_model.stringList()
-        target = row + step
-        if row < 0 or not 0 <= target < len(items):
-            return
-        items[row], items[target] = items[target], items[row]
-        self.paths_model.setStringList(items)
-        self._select(target)
+        target = _move_row(self.paths_model, self.paths_view.currentIndex().row(), step)
+        if target is not None:
+            self._select(target)
 
     def _select(self, row: int) -> None:
         if row < 0:

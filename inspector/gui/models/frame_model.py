@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QRectF, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
 from inspector.core.minidump import basename
 from inspector.core.report.human import frame_label, register_lines
 from inspector.core.unwind import INLINE_DESCRIPTION, FrameTrust, InlineFrame, StackFrame, Termination
+from inspector.gui.models.headered_model import HeaderedTreeModel
 from inspector.gui.models.roles import AddressRole, ItemRole
 from inspector.gui.theme import Theme
 from inspector.gui.unwind_trace import describe_trust, inline_call_order
@@ -130,7 +131,7 @@ def stack_text(
     return "\n".join(out) + "\n"
 
 
-class FrameTreeModel(QAbstractItemModel):
+class FrameTreeModel(HeaderedTreeModel):
     COL_NUMBER = 0
     COL_TRUST = 1
     COL_MODULE = 2
@@ -159,9 +160,7 @@ class FrameTreeModel(QAbstractItemModel):
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
         self._icons = {}
-        if self._frames:
-            last = len(self._frames) - 1
-            self.dataChanged.emit(self.index(0, 0), self.index(last, len(self.HEADERS) - 1))
+        self._all_changed()
 
     @property
     def thread_index(self) -> int:
@@ -213,7 +212,7 @@ class FrameTreeModel(QAbstractItemModel):
             return None
         return row, self._inlines[row][index.row()][0]
 
-    # ---- QAbstractItemModel ----
+    # ---- HeaderedTreeModel ----
 
     def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
         if not self.hasIndex(row, column, parent):
@@ -239,26 +238,6 @@ class FrameTreeModel(QAbstractItemModel):
             return 0
         row = parent.row()
         return len(self._inlines[row]) if 0 <= row < len(self._inlines) else 0
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return len(self.HEADERS)
-
-    def hasChildren(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
-        return self.rowCount(parent) > 0
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE.DisplayRole) -> object:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
-            return None
-        if role == _ROLE.DisplayRole:
-            return self.HEADERS[section]
-        if role == _ROLE.ToolTipRole:
-            return self.TOOLTIPS[section]
-        return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
     def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
         ref = self.frame_ref_of(index)

@@ -24,11 +24,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from inspector.core.minidump import MemoryRegion
 from inspector.core.types import format_address
 from inspector.gui.document import PointerKind, PointerTarget
+from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, ItemRole
 from inspector.gui.theme import Theme
 
@@ -87,7 +88,9 @@ class _Layer:
         return self.notes[bisect_left(self.addresses, start) : bisect_left(self.addresses, end)]
 
 
-class HexMemoryModel(QAbstractTableModel):
+class HexMemoryModel(HeaderedTableModel):
+    """The columns depend on the words per row, so this model counts and names them itself."""
+
     COL_ADDRESS = 0
 
     def __init__(self, theme: Theme, parent: object = None) -> None:
@@ -163,11 +166,6 @@ class HexMemoryModel(QAbstractTableModel):
     def selected_band(self) -> int | None:
         return self._selected_band
 
-    def _all_changed(self) -> None:
-        rows = self.rowCount()
-        if rows:
-            self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, self.columnCount() - 1))
-
     # ---- geometry ----
 
     @property
@@ -226,12 +224,10 @@ class HexMemoryModel(QAbstractTableModel):
         region = self._region
         return None if region is None else region.read_pointer(address, self._width)
 
-    # ---- QAbstractTableModel ----
+    # ---- HeaderedTableModel ----
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        if parent.isValid() or self._region is None:
-            return 0
-        return -(-self._region.size // self.bytes_per_row)
+    def _row_count(self) -> int:
+        return 0 if self._region is None else -(-self._region.size // self.bytes_per_row)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else 3 + self._words_per_row
@@ -249,17 +245,9 @@ class HexMemoryModel(QAbstractTableModel):
             return "Notes"
         return None
 
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
+    def _cell(self, row: int, column: int, role: int) -> object:
         region = self._region
-        if region is None or not index.isValid():
-            return None
-        row, column = index.row(), index.column()
-        if not 0 <= row < self.rowCount():
+        if region is None:
             return None
         start = self.row_address(row)
         if role == _ROLE.DisplayRole:

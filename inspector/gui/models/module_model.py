@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
     QSortFilterProxyModel,
@@ -19,6 +18,7 @@ from PySide6.QtCore import (
 
 from inspector.core.minidump import Module
 from inspector.gui.document import AnalysisStatus, Document, ModuleSymbolState, SymbolLoadState
+from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, IndexRole, ItemRole, SortRole
 from inspector.gui.theme import Theme
 
@@ -26,7 +26,7 @@ _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
 
 
-class ModuleTableModel(QAbstractTableModel):
+class ModuleTableModel(HeaderedTableModel):
     COL_BASE = 0
     COL_END = 1
     COL_NAME = 2
@@ -86,10 +86,6 @@ class ModuleTableModel(QAbstractTableModel):
                 self.index(0, self.COL_SYMBOLS), self.index(len(self._modules) - 1, self.COL_SYMBOL_FILE)
             )
 
-    def _all_changed(self) -> None:
-        if self._modules:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self._modules) - 1, len(self.HEADERS) - 1))
-
     def module_at(self, row: int) -> Module | None:
         return self._modules[row] if 0 <= row < len(self._modules) else None
 
@@ -99,33 +95,13 @@ class ModuleTableModel(QAbstractTableModel):
             return None
         return doc.symbols[row]
 
-    # ---- QAbstractTableModel ----
+    # ---- HeaderedTableModel ----
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._modules)
+    def _row_count(self) -> int:
+        return len(self._modules)
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE.DisplayRole) -> object:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
-            return None
-        if role == _ROLE.DisplayRole:
-            return self.HEADERS[section]
-        if role == _ROLE.ToolTipRole:
-            return self.TOOLTIPS[section]
-        return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
-        if not index.isValid() or self._document is None:
-            return None
-        row, column = index.row(), index.column()
-        if not 0 <= row < len(self._modules):
+    def _cell(self, row: int, column: int, role: int) -> object:
+        if self._document is None:
             return None
         module = self._modules[row]
         state = self._document.symbols[row] if row < len(self._document.symbols) else None

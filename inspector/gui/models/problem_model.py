@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from inspector.gui.document import Problem
+from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import ItemRole, SortRole
 from inspector.gui.theme import Theme
 
-_Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
 
 
-class ProblemTableModel(QAbstractTableModel):
+class ProblemTableModel(HeaderedTableModel):
     COL_SOURCE = 0
     COL_WHERE = 1
     COL_MESSAGE = 2
@@ -38,31 +38,11 @@ class ProblemTableModel(QAbstractTableModel):
     def problems(self) -> list[Problem]:
         return list(self._problems)
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._problems)
+    def _row_count(self) -> int:
+        return len(self._problems)
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE.DisplayRole) -> object:
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == _ROLE.DisplayRole
-            and 0 <= section < len(self.HEADERS)
-        ):
-            return self.HEADERS[section]
-        return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
-        if not index.isValid() or not 0 <= index.row() < len(self._problems):
-            return None
-        problem = self._problems[index.row()]
-        column = index.column()
+    def _cell(self, row: int, column: int, role: int) -> object:
+        problem = self._problems[row]
         if role in (_ROLE.DisplayRole, SortRole):
             return (problem.source, problem.where, problem.message, problem.code)[column]
         if role == ItemRole:

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from inspector.core.minidump import CpuContext
 from inspector.gui.document import DumpSnapshot, PointerKind, PointerTarget
+from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, ItemRole, SortRole
 from inspector.gui.theme import Theme
 
-_Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
 
 
-class RegisterTableModel(QAbstractTableModel):
+class RegisterTableModel(HeaderedTableModel):
     COL_NAME = 0
     COL_VALUE = 1
     COL_STATE = 2
@@ -51,8 +51,7 @@ class RegisterTableModel(QAbstractTableModel):
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
-        if self._rows:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(self.HEADERS) - 1))
+        self._all_changed()
 
     @property
     def context(self) -> CpuContext | None:
@@ -111,38 +110,18 @@ class RegisterTableModel(QAbstractTableModel):
                 return i
         return None
 
-    # ---- QAbstractTableModel ----
+    # ---- HeaderedTableModel ----
 
     def _state(self, name: str, known: bool) -> str:
         if known:
             return "known"
         return "not yet" if self._so_far is not None else "unknown"
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
+    def _row_count(self) -> int:
+        return len(self._rows)
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE.DisplayRole) -> object:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
-            return None
-        if role == _ROLE.DisplayRole:
-            return self.HEADERS[section]
-        if role == _ROLE.ToolTipRole:
-            return self.TOOLTIPS[section]
-        return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
-        if not index.isValid() or self._context is None:
-            return None
-        row, column = index.row(), index.column()
-        if not 0 <= row < len(self._rows):
+    def _cell(self, row: int, column: int, role: int) -> object:
+        if self._context is None:
             return None
         name, value, known = self._rows[row]
         target = self._targets[row]

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from inspector.gui.document import Document, ThreadEntry
+from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, IndexRole, ItemRole, SortRole
 from inspector.gui.theme import Theme
 
-_Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
 
 
-class ThreadTableModel(QAbstractTableModel):
+class ThreadTableModel(HeaderedTableModel):
     COL_INDEX = 0
     COL_ID = 1
     COL_NAME = 2
@@ -39,8 +39,7 @@ class ThreadTableModel(QAbstractTableModel):
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
-        if self._threads:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self._threads) - 1, len(self.HEADERS) - 1))
+        self._all_changed()
 
     def set_document(self, document: Document | None) -> None:
         self.beginResetModel()
@@ -66,34 +65,12 @@ class ThreadTableModel(QAbstractTableModel):
     def thread_at(self, row: int) -> ThreadEntry | None:
         return self._threads[row] if 0 <= row < len(self._threads) else None
 
-    # ---- QAbstractTableModel ----
+    # ---- HeaderedTableModel ----
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._threads)
+    def _row_count(self) -> int:
+        return len(self._threads)
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE.DisplayRole) -> object:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
-            return None
-        if role == _ROLE.DisplayRole:
-            return self.HEADERS[section]
-        if role == _ROLE.ToolTipRole:
-            return self.TOOLTIPS[section]
-        return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
-        if not index.isValid() or self._document is None:
-            return None
-        row, column = index.row(), index.column()
-        if not 0 <= row < len(self._threads):
-            return None
+    def _cell(self, row: int, column: int, role: int) -> object:
         thread = self._threads[row]
         if role == _ROLE.DisplayRole:
             return self._display(thread, column)

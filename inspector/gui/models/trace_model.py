@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
+from inspector.gui.models.headered_model import HeaderedTreeModel
 from inspector.gui.models.roles import ItemRole
 from inspector.gui.theme import Theme
 from inspector.gui.unwind_trace import NodeKind, Tone, TraceNode
@@ -24,7 +25,7 @@ _MONO_KINDS = frozenset(
 )
 
 
-class TraceTreeModel(QAbstractItemModel):
+class TraceTreeModel(HeaderedTreeModel):
     COL_STEP = 0
     COL_RESULT = 1
     HEADERS = ("Step", "Result")
@@ -70,7 +71,7 @@ class TraceTreeModel(QAbstractItemModel):
         node = root.at(path) if root is not None else None
         return QModelIndex() if node is None or node is root else self.index_of(node)
 
-    # ---- QAbstractItemModel ----
+    # ---- HeaderedTreeModel ----
 
     def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
         if not self.hasIndex(row, column, parent):
@@ -91,26 +92,6 @@ class TraceTreeModel(QAbstractItemModel):
             return 0
         owner = self.node(parent)
         return 0 if owner is None else len(owner.children)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return len(self.HEADERS)
-
-    def hasChildren(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
-        return self.rowCount(parent) > 0
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE.DisplayRole) -> object:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
-            return None
-        if role == _ROLE.DisplayRole:
-            return self.HEADERS[section]
-        if role == _ROLE.ToolTipRole:
-            return self.TOOLTIPS[section]
-        return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
     def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
         node = self.node(index) if index.isValid() else None

@@ -8,31 +8,30 @@ stack, in rust-minidump's human-report layout.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, QSortFilterProxyModel, Qt, Slot
+from PySide6.QtCore import QModelIndex, QPoint, QSortFilterProxyModel, Qt, Slot
 from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QMenu,
     QSizePolicy,
-    QTreeView,
-    QVBoxLayout,
     QWidget,
 )
 
 from inspector.core.types import format_address
 from inspector.gui.models.frame_model import FrameTreeModel, stack_text
+from inspector.gui.panes.linked_pane import LinkedPane
+from inspector.gui.panes.tree_view import DataTreeView
 from inspector.gui.session import FrameRef, Session
 from inspector.gui.theme import Theme
 
 
-class FrameTreeView(QTreeView):
+class FrameTreeView(DataTreeView):
     """A tree view whose Ctrl+C copies through the pane."""
 
     def __init__(self, pane: FramePane) -> None:
-        super().__init__(pane)
+        super().__init__(pane, object_name="frameView")
         self._pane = pane
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -43,11 +42,9 @@ class FrameTreeView(QTreeView):
         super().keyPressEvent(event)
 
 
-class FramePane(QWidget):
+class FramePane(LinkedPane):
     def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("framePane")
-        self.session = session
+        super().__init__(session, parent, object_name="framePane")
         self._theme = theme
         self.model = FrameTreeModel(theme, self)
         self.proxy = QSortFilterProxyModel(self)
@@ -59,40 +56,24 @@ class FramePane(QWidget):
 
         self.title = QLabel("No thread selected", self)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.filter = QLineEdit(self)
+        self.filter = self._filter_box("Filter frames (function, module, file)", self._on_filter)
         self.filter.setObjectName("frameFilter")
-        self.filter.setPlaceholderText("Filter frames (function, module, file)")
-        self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self._on_filter)
 
         self.view = FrameTreeView(self)
-        self.view.setObjectName("frameView")
         self.view.setModel(self.proxy)
-        self.view.setUniformRowHeights(True)
-        self.view.setAlternatingRowColors(True)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self.view.setAllColumnsShowFocus(True)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._on_context_menu)
         header = self.view.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(FrameTreeModel.COL_FUNCTION, QHeaderView.ResizeMode.Stretch)
         self._fit()
         self.setFocusProxy(self.view)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.title)
-        layout.addWidget(self.view)
-        layout.addWidget(self.filter)
+        self._stack(self.title, self.view, self.filter)
         self.setTabOrder(self.view, self.filter)
 
-        self._syncing = False
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
         self.model.rowsInserted.connect(self._on_rows_inserted)
         session.document_changed.connect(self._on_document_changed)
@@ -132,14 +113,11 @@ class FramePane(QWidget):
 
     def _show_thread(self, thread_index: int) -> None:
         doc = self.session.document
-        self._syncing = True
-        try:
+        with self.syncing():
             frames = doc.frames(thread_index) if doc is not None and thread_index >= 0 else []
             width = doc.snapshot.pointer_width if doc is not None else 8
             self.model.set_frames(thread_index, frames, pointer_width=width)
             self.view.expandAll()
-        finally:
-            self._syncing = False
         self._update_title()
 
     @Slot(int, int, int)
@@ -151,11 +129,8 @@ class FramePane(QWidget):
             return
         frames = doc.frames(thread_index)
         have = len(self.model.frames)
-        self._syncing = True
-        try:
+        with self.syncing():
             self.model.append_frames(frames[have:])
-        finally:
-            self._syncing = False
         self._update_title()
 
     @Slot(int)
@@ -195,23 +170,14 @@ class FramePane(QWidget):
 
     @Slot(object)
     def _on_frame_selected(self, ref: object) -> None:
-        selection = self.view.selectionModel()
-        self._syncing = True
-        try:
+        with self.syncing():
             if not isinstance(ref, FrameRef) or ref.thread != self.model.thread_index:
-                selection.clearCurrentIndex()
-                selection.clearSelection()
+                self.view.clear_current()
                 return
             index = self.proxy.mapFromSource(self.model.frame_index(ref.frame, ref.inline))
             if not index.isValid():
                 return  # filtered out or not arrived yet
-            selection.setCurrentIndex(
-                index,
-                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-            )
-            self.view.scrollTo(index)
-        finally:
-            self._syncing = False
+            self.view.select_row(index)
 
     @Slot(QModelIndex, QModelIndex)
     def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:

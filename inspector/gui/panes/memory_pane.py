@@ -21,11 +21,9 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QSizePolicy,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -35,6 +33,7 @@ from inspector.core.types import format_address
 from inspector.core.unwind import StackFrame
 from inspector.gui.document import DumpSnapshot, PointerKind, PointerTarget, ThreadEntry
 from inspector.gui.models.memory_model import FrameBand, HexMemoryModel, NoteKind, WordNote
+from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import FrameRef, Session, TraceFocus
 from inspector.gui.settings import WORDS_PER_ROW_CHOICES
@@ -98,7 +97,7 @@ class _GoToEdit(QLineEdit):
         super().keyPressEvent(event)
 
 
-class MemoryPane(QWidget):
+class MemoryPane(LinkedPane):
     #: a sentence for the status bar ("0x10 is not in the dump's memory")
     message = Signal(str)
     words_per_row_changed = Signal(int)
@@ -106,9 +105,7 @@ class MemoryPane(QWidget):
     def __init__(
         self, session: Session, theme: Theme, parent: QWidget | None = None, *, words_per_row: int = 1
     ) -> None:
-        super().__init__(parent)
-        self.setObjectName("memoryPane")
-        self.session = session
+        super().__init__(session, parent, object_name="memoryPane")
         self._theme = theme
         self.model = HexMemoryModel(theme, self)
         self.model.set_words_per_row(words_per_row)
@@ -153,17 +150,7 @@ class MemoryPane(QWidget):
         self.setFocusProxy(self.view)
         self._fit()
 
-        bar = QHBoxLayout()
-        bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(self.go_to, 1)
-        bar.addWidget(self.words)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.title)
-        layout.addLayout(bar)
-        layout.addWidget(self.error)
-        layout.addWidget(self.view)
+        self._stack(self.title, self._side_by_side(self.go_to, self.words), self.error, self.view)
         self.setTabOrder(self.view, self.go_to)
         self.setTabOrder(self.go_to, self.words)
 

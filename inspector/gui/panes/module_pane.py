@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Slot
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, Qt, Slot
+from PySide6.QtWidgets import QCheckBox, QWidget
 
 from inspector.gui.models.module_model import ModuleFilterProxy, ModuleTableModel
+from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import Session
 from inspector.gui.theme import Theme
 
 
-class ModulePane(QWidget):
+class ModulePane(LinkedPane):
     def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("modulePane")
-        self.session = session
+        super().__init__(session, parent, object_name="modulePane")
         self.model = ModuleTableModel(theme, self)
         self.proxy = ModuleFilterProxy(self)
         self.proxy.setSourceModel(self.model)
@@ -28,27 +27,15 @@ class ModulePane(QWidget):
         self._fit(theme)
         self.setFocusProxy(self.view)
 
-        self.filter = QLineEdit(self)
-        self.filter.setPlaceholderText("Filter modules")
-        self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter = self._filter_box("Filter modules", self.proxy.setFilterFixedString)
         self.lacking_only = QCheckBox("Only modules on the stacks without symbols", self)
         self.lacking_only.setToolTip(
             "Modules that hold a frame or a word the stack scan examined, and have no usable symbols"
         )
         self.lacking_only.toggled.connect(self.proxy.set_lacking_only)
 
-        bar = QHBoxLayout()
-        bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(self.filter, 1)
-        bar.addWidget(self.lacking_only)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.view)
-        layout.addLayout(bar)
+        self._stack(self.view, self._side_by_side(self.filter, self.lacking_only))
 
-        self._syncing = False
         self.view.selectionModel().currentRowChanged.connect(self._on_current_changed)
         session.document_changed.connect(self._on_document_changed)
         session.symbols_updated.connect(self._on_symbols_updated)
@@ -81,11 +68,8 @@ class ModulePane(QWidget):
 
     @Slot()
     def _on_document_changed(self) -> None:
-        self._syncing = True
-        try:
+        with self.syncing():
             self.model.set_document(self.session.document)
-        finally:
-            self._syncing = False
 
     @Slot(list)
     def _on_symbols_updated(self, module_indexes: list[int]) -> None:
@@ -101,20 +85,13 @@ class ModulePane(QWidget):
 
     @Slot(int)
     def _on_module_selected(self, module_index: int) -> None:
-        self._syncing = True
-        try:
+        with self.syncing():
             if module_index < 0:
                 self.view.selectionModel().clearSelection()
                 return
             index = self.proxy.mapFromSource(self.model.index(module_index, 0))
             if index.isValid():
-                self.view.selectionModel().setCurrentIndex(
-                    index,
-                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-                )
-                self.view.scrollTo(index)
-        finally:
-            self._syncing = False
+                self.view.select_row(index)
 
     @Slot(QModelIndex, QModelIndex)
     def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:

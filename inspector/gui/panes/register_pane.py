@@ -8,21 +8,20 @@ the caller registers known at that point; the rest read "not yet".
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Slot
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from inspector.gui.models.register_model import RegisterTableModel
 from inspector.gui.models.roles import AddressRole
+from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import FrameRef, Session, TraceFocus
 from inspector.gui.theme import Theme
 from inspector.gui.unwind_trace import changed_registers, register_provenance
 
 
-class RegisterPane(QWidget):
+class RegisterPane(LinkedPane):
     def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("registerPane")
-        self.session = session
+        super().__init__(session, parent, object_name="registerPane")
         self.model = RegisterTableModel(theme, self)
         self.title = QLabel("No thread selected", self)
         self.title.setWordWrap(True)
@@ -34,11 +33,7 @@ class RegisterPane(QWidget):
         self._fit(theme)
         self.setFocusProxy(self.view)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.title)
-        layout.addWidget(self.view)
+        self._stack(self.title, self.view)
 
         session.document_changed.connect(self._on_document_changed)
         session.thread_selected.connect(self._on_thread_selected)

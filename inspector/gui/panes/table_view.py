@@ -1,15 +1,38 @@
-"""`DataTableView`: the table every pane uses — rows, fixed heights, Tab leaves the table, Ctrl+C copies."""
+"""`DataTableView`: the table every pane uses — rows, fixed heights, Tab leaves the table, Ctrl+C copies.
+
+`RowSelection` is what it shares with the panes' tree view (`tree_view.DataTreeView`):
+making a row current when the pane follows the session, and clearing it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import QAbstractItemModel, QAbstractProxyModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QAbstractProxyModel, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 
-class DataTableView(QTableView):
+class RowSelection:
+    """Row selection as the panes drive it, mixed into a Qt item view (it has no state of its own)."""
+
+    def select_row(self, index: QModelIndex) -> None:
+        """Make `index`'s row the current one, selected alone, and scroll it into sight."""
+        assert isinstance(self, QAbstractItemView)  # only ever mixed into a Qt item view
+        self.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        )
+        self.scrollTo(index)
+
+    def clear_current(self) -> None:
+        """No current row and nothing selected."""
+        assert isinstance(self, QAbstractItemView)
+        selection = self.selectionModel()
+        selection.clearCurrentIndex()
+        selection.clearSelection()
+
+
+class DataTableView(RowSelection, QTableView):
     def __init__(self, parent: QWidget | None = None, *, object_name: str = "") -> None:
         super().__init__(parent)
         if object_name:

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, Slot
-from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Slot
+from PySide6.QtWidgets import QWidget
 
 from inspector.core.minidump import basename
 from inspector.core.report.human import frame_label
 from inspector.gui.models.roles import SortRole
 from inspector.gui.models.thread_model import ThreadTableModel
+from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import Session
 from inspector.gui.theme import Theme
 
 
-class ThreadPane(QWidget):
+class ThreadPane(LinkedPane):
     def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("threadPane")
-        self.session = session
+        super().__init__(session, parent, object_name="threadPane")
         self.model = ThreadTableModel(theme, self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -26,10 +25,7 @@ class ThreadPane(QWidget):
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.proxy.setFilterKeyColumn(-1)
 
-        self.filter = QLineEdit(self)
-        self.filter.setPlaceholderText("Filter threads")
-        self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter = self._filter_box("Filter threads", self.proxy.setFilterFixedString)
 
         self.view = DataTableView(self, object_name="threadView")
         self.view.setModel(self.proxy)
@@ -39,13 +35,8 @@ class ThreadPane(QWidget):
         self._fit(theme)
         self.setFocusProxy(self.view)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.view)
-        layout.addWidget(self.filter)
+        self._stack(self.view, self.filter)
 
-        self._syncing = False
         self.view.selectionModel().currentRowChanged.connect(self._on_current_changed)
         session.document_changed.connect(self._on_document_changed)
         session.thread_selected.connect(self._on_thread_selected)
@@ -71,11 +62,8 @@ class ThreadPane(QWidget):
 
     @Slot()
     def _on_document_changed(self) -> None:
-        self._syncing = True
-        try:
+        with self.syncing():
             self.model.set_document(self.session.document)
-        finally:
-            self._syncing = False
 
     @Slot(int)
     def _on_frames_added(self, thread_index: int, *_: object) -> None:
@@ -93,24 +81,14 @@ class ThreadPane(QWidget):
 
     @Slot(int)
     def _on_thread_selected(self, thread_index: int) -> None:
-        self._syncing = True
-        try:
-            selection = self.view.selectionModel()
+        with self.syncing():
             if thread_index < 0:
-                selection.clearCurrentIndex()
-                selection.clearSelection()
+                self.view.clear_current()
                 return
-            source = self.model.index(thread_index, 0)
-            index = self.proxy.mapFromSource(source)
+            index = self.proxy.mapFromSource(self.model.index(thread_index, 0))
             if not index.isValid():
                 return  # filtered out: keep the view as it is
-            selection.setCurrentIndex(
-                index,
-                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-            )
-            self.view.scrollTo(index)
-        finally:
-            self._syncing = False
+            self.view.select_row(index)
 
     @Slot(QModelIndex, QModelIndex)
     def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:

@@ -11,30 +11,22 @@ focus (the stepper, a click on a stack word) selects the line here.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Slot
+from PySide6.QtCore import QModelIndex, Qt, Slot
 from PySide6.QtGui import QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
-    QLabel,
-    QSizePolicy,
-    QTreeView,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from inspector.core.report.human import frame_label
 from inspector.gui.models.trace_model import TraceTreeModel
+from inspector.gui.panes.linked_pane import LinkedPane
+from inspector.gui.panes.tree_view import DataTreeView
 from inspector.gui.session import FrameRef, Session, TraceFocus
 from inspector.gui.theme import Theme
 from inspector.gui.unwind_trace import TraceNode
 
 
-class UnwindPane(QWidget):
+class UnwindPane(LinkedPane):
     def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("unwindPane")
-        self.session = session
+        super().__init__(session, parent, object_name="unwindPane")
         self._theme = theme
         self.model = TraceTreeModel(theme, self)
         self._shown: tuple[int, int] | None = None
@@ -42,19 +34,11 @@ class UnwindPane(QWidget):
         self.title = QLabel("No frame selected", self)
         self.title.setWordWrap(False)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.view = QTreeView(self)
-        self.view.setObjectName("unwindView")
+        self.view = DataTreeView(self, object_name="unwindView")
         self.view.setModel(self.model)
-        self.view.setUniformRowHeights(True)
-        self.view.setAlternatingRowColors(True)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.view.setAllColumnsShowFocus(True)
         header = self.view.header()
         header.setStretchLastSection(True)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.resizeSection(
             0,
             QFontMetrics(theme.mono).horizontalAdvance("STACK CFI 16dd .cfa: $rsp 16 + $r13: .cfa -16 + ^")
@@ -62,13 +46,8 @@ class UnwindPane(QWidget):
         )
         self.setFocusProxy(self.view)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.title)
-        layout.addWidget(self.view)
+        self._stack(self.title, self.view)
 
-        self._syncing = False
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
         session.document_changed.connect(self._on_document_changed)
         session.frame_selected.connect(self._on_frame_selected)
@@ -95,13 +74,10 @@ class UnwindPane(QWidget):
     def _show(self, thread: int, frame: int) -> None:
         doc = self.session.document
         tree = doc.trace_tree(thread, frame) if doc is not None else None
-        self._syncing = True
-        try:
+        with self.syncing():
             self.model.set_tree(tree)
             self._shown = (thread, frame) if tree is not None else None
             self._expand_defaults()
-        finally:
-            self._syncing = False
         if tree is None or doc is None:
             self.title.setText("No frame selected")
             return
@@ -119,12 +95,9 @@ class UnwindPane(QWidget):
 
     @Slot()
     def _on_document_changed(self) -> None:
-        self._syncing = True
-        try:
+        with self.syncing():
             self.model.set_tree(None)
             self._shown = None
-        finally:
-            self._syncing = False
         self.title.setText("No frame selected")
 
     @Slot(object)
@@ -151,20 +124,15 @@ class UnwindPane(QWidget):
     def _on_focus_changed(self, focus: object) -> None:
         if not isinstance(focus, TraceFocus):
             if not self._syncing:
-                self._syncing = True
-                try:
-                    self.view.selectionModel().clearCurrentIndex()
-                    self.view.selectionModel().clearSelection()
-                finally:
-                    self._syncing = False
+                with self.syncing():
+                    self.view.clear_current()
             return
         if (focus.thread, focus.frame) != self._shown:
             self._show(focus.thread, focus.frame)
         index = self.model.index_at(focus.path)
         if not index.isValid():
             return
-        self._syncing = True
-        try:
+        with self.syncing():
             parent = index.parent()
             while parent.isValid():
                 self.view.expand(parent)
@@ -172,13 +140,7 @@ class UnwindPane(QWidget):
             node = self.model.node(index)
             if node is not None and node.step:
                 self.view.expand(index)  # a rule shows its tokens, a scan its candidates
-            self.view.selectionModel().setCurrentIndex(
-                index,
-                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-            )
-            self.view.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
-        finally:
-            self._syncing = False
+            self.view.select_row(index)
 
     @Slot(QModelIndex, QModelIndex)
     def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:

@@ -1,0 +1,85 @@
+"""What the headless sub-commands (`dump`, `stackwalk`) share: usage errors, the error line, the output.
+
+The contract (README, "Command line"): exit 0 with the report on stdout; 1
+with one line on stderr when the input cannot be used, never a traceback,
+even for a bug of ours; 2 on a usage error, after argparse's usage line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+
+from inspector.cli import EXIT_OK, EXIT_UNUSABLE, EXIT_USAGE
+from inspector.core.errors import InspectorError
+
+
+class UsageError(Exception):
+    """A combination of options argparse cannot check by itself; reported as argparse reports its own."""
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse that reports usage errors through our exit code instead of raising SystemExit(2) mid-way."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        _usage_error(self, message)
+        raise SystemExit(EXIT_USAGE)
+
+
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> None:
+    parser.print_usage(sys.stderr)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+
+
+def parse_arguments(
+    parser: argparse.ArgumentParser,
+    argv: list[str],
+    check: Callable[[argparse.Namespace], None] | None = None,
+) -> argparse.Namespace | int:
+    """The parsed arguments, or the exit code when there is nothing to run: 0 after --help, 2 on a usage
+    error (argparse's, or a `UsageError` raised by `check`)."""
+    try:
+        args = parser.parse_args(argv)
+        if check is not None:
+            check(args)
+    except SystemExit as exc:  # --help (0) or a usage error (2)
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    except UsageError as exc:
+        _usage_error(parser, str(exc))
+        return EXIT_USAGE
+    return args
+
+
+def print_report(
+    make_report: Callable[[], str],
+    *,
+    input_path: str,
+    log: logging.Logger,
+    what: str,
+    name_input: bool = False,
+) -> int:
+    """Make the report and write it to stdout; returns the exit code. What goes wrong on the way is one line
+    on stderr, never a traceback: an `InspectorError`'s message (with `name_input`, after `input_path`
+    unless it names it already), or an internal error named after `input_path` (its traceback goes to
+    `log` at debug level)."""
+    try:
+        text = make_report()
+    except InspectorError as exc:
+        message = str(exc)
+        if name_input and input_path not in message:
+            message = f"{input_path}: {message}"
+        print(f"crash-inspector: error: {message}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except Exception as exc:  # a bug of ours on strange input: still one line, no traceback
+        log.debug("%s failed", what, exc_info=True)
+        problem = f"internal error ({type(exc).__name__}: {exc}); please report it"
+        print(f"crash-inspector: error: {input_path}: {problem}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
+        return EXIT_OK
+    return EXIT_OK
