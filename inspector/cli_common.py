@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Callable
 
@@ -52,6 +53,11 @@ def parse_arguments(
     return args
 
 
+def _names(message: str, path: str) -> bool:
+    """Whether the message already says which file it is about (the reader names it by its base name)."""
+    return path in message or os.path.basename(path) in message
+
+
 def print_report(
     make_report: Callable[[], str],
     *,
@@ -68,7 +74,7 @@ def print_report(
         text = make_report()
     except InspectorError as exc:
         message = str(exc)
-        if name_input and input_path not in message:
+        if name_input and not _names(message, input_path):
             message = f"{input_path}: {message}"
         print(f"crash-inspector: error: {message}", file=sys.stderr)
         return EXIT_UNUSABLE

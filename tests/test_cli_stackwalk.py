@@ -124,6 +124,16 @@ def test_unusable_input_is_one_error_line_and_exit_1(
     assert err.count("\n") == 1 and err.startswith("crash-inspector: error: ") and message in err
 
 
+def test_the_error_line_names_a_relative_dump_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "bad.dmp").write_bytes(b"not a dump at all")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["stackwalk", "--json", "./bad.dmp"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("bad.dmp") == 1, err
+
+
 def test_dump_without_threads_still_reports_its_modules(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
