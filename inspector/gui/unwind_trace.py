@@ -808,13 +808,13 @@ def frame_extents(frames: Sequence[StackFrame], stack_end: int | None) -> list[t
     return out
 
 
-def inline_call_order(frame: StackFrame) -> list[tuple[int, InlineFrame]]:
-    """The inline frames as (depth, inline) in call order: the outermost call first, the innermost last.
+def inline_display_order(frame: StackFrame) -> list[tuple[int, InlineFrame]]:
+    """The inline frames as (depth, inline), innermost first (depth 1): where the instruction is.
 
-    `frame.inlines` is innermost first (rust-minidump's display order); depth 1 is the innermost.
+    The same direction as the stack itself and as both reference stackwalkers' reports: reading
+    down a frame's children goes from the crash site outwards, towards the physical function.
     """
-    count = len(frame.inlines)
-    return [(count - i, inline) for i, inline in enumerate(reversed(frame.inlines))]
+    return [(depth, inline) for depth, inline in enumerate(frame.inlines, start=1)]
 
 
 __all__ = [
@@ -830,7 +830,7 @@ __all__ = [
     "decisions_of",
     "describe_trust",
     "frame_extents",
-    "inline_call_order",
+    "inline_display_order",
     "register_provenance",
     "stack_marks",
 ]

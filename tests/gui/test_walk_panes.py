@@ -75,14 +75,15 @@ def test_frame_model_streams_frames_with_inline_children(check_model: CheckModel
     ]
     assert rows(model, M.COL_TRUST) == ["context", "CFI", "CFI", "CFI"]
     top = model.index(0, 0)
-    # inline frames in call order: render_tile calls blend_row, which calls store_pixel (the innermost)
-    assert rows(model, M.COL_FUNCTION, top) == ["blend_row", "store_pixel"]
-    assert rows(model, M.COL_SOURCE, top) == ["render_farm.c:77", "render_farm.c:70"]
+    # inline frames innermost first, like the stack: the crash is in store_pixel, inlined into
+    # blend_row, inlined into render_tile (the physical frame)
+    assert rows(model, M.COL_FUNCTION, top) == ["store_pixel", "blend_row"]
+    assert rows(model, M.COL_SOURCE, top) == ["render_farm.c:70", "render_farm.c:77"]
     assert rows(model, M.COL_TRUST, top) == ["inlined", "inlined"]
-    innermost = model.index(1, M.COL_FUNCTION, top)
+    innermost = model.index(0, M.COL_FUNCTION, top)
     assert "innermost" in str(innermost.data(Qt.ItemDataRole.ToolTipRole))
     assert model.frame_ref_of(innermost) == (0, 1)  # inline depth 1 = the innermost
-    assert model.frame_index(0, 2).data() == "" and model.frame_index(0, 2).row() == 0
+    assert model.frame_index(0, 2).data() == "" and model.frame_index(0, 2).row() == 1  # depth 2: blend_row
     assert "call frame info" in str(model.index(1, M.COL_TRUST).data(Qt.ItemDataRole.ToolTipRole))
     assert model.index(0, M.COL_TRUST).data(Qt.ItemDataRole.DecorationRole) is not None
 

@@ -3,10 +3,10 @@
 Frames stream in: `append_frames` inserts rows (`beginInsertRows`) as the
 stackwalker reports them. Top-level rows are the physical frames, innermost
 first; the children of a frame are the functions inlined at its instruction,
-in call order (the physical function calls the first child, which calls the
-next…; the last child is the innermost, where the instruction is). rust-minidump
-prints the same inline frames before their physical frame, innermost first;
-the tooltips give that numbering too.
+innermost first like the stack itself (the first child is where the instruction
+is; each next one called the child above it; the physical frame called the
+last). rust-minidump prints the same inline frames in the same order before their
+physical frame; the tooltips give that numbering too.
 
 `stack_text` renders frames in rust-minidump's human-report layout, for copying.
 """
@@ -24,7 +24,7 @@ from inspector.core.unwind import INLINE_DESCRIPTION, FrameTrust, InlineFrame, S
 from inspector.gui.models.headered_model import HeaderedTreeModel
 from inspector.gui.models.roles import AddressRole, ItemRole
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import describe_trust, inline_call_order
+from inspector.gui.unwind_trace import describe_trust, inline_display_order
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
@@ -175,7 +175,7 @@ class FrameTreeModel(HeaderedTreeModel):
         self.beginResetModel()
         self._thread = thread
         self._frames = list(frames)
-        self._inlines = [inline_call_order(f) for f in self._frames]
+        self._inlines = [inline_display_order(f) for f in self._frames]
         self._pointer_width = pointer_width
         self.endResetModel()
 
@@ -186,7 +186,7 @@ class FrameTreeModel(HeaderedTreeModel):
         first = len(self._frames)
         self.beginInsertRows(QModelIndex(), first, first + len(frames) - 1)
         self._frames.extend(frames)
-        self._inlines.extend(inline_call_order(f) for f in frames)
+        self._inlines.extend(inline_display_order(f) for f in frames)
         self.endInsertRows()
 
     def frame_index(self, row: int, inline_depth: int = 0) -> QModelIndex:
