@@ -3,7 +3,7 @@
 
 Each run is a fresh process with the real main window (offscreen, 1440x900) that opens
 `../shared/perf/torch-autograd/torch_autograd.dmp` with the symbol paths
-`../shared/perf/torch-autograd/symbols` and `/work/perf-symbols` (the two big torch
+`../shared/perf/torch-autograd/symbols` and `bench/data/perf-symbols` (the two big torch
 `.sym` files, see that case's README). A `QTimer` ticks every 5 ms on the main thread;
 the longest gap between two ticks, minus the 5 ms period, is the longest time the main
 thread was blocked. Also recorded: the time from `open_dump` until the first frame is in
@@ -34,7 +34,9 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 CASE = REPO.parent / "shared" / "perf" / "torch-autograd"
 DUMP = CASE / "torch_autograd.dmp"
-SYMBOLS = [CASE / "symbols", Path("/work/perf-symbols")]
+#: the two big torch .sym files: `make bench` regenerates them there (or set BENCH_PERF_SYMBOLS)
+PERF_SYMBOLS = Path(os.environ.get("BENCH_PERF_SYMBOLS", BENCH / "data" / "perf-symbols"))
+SYMBOLS = [CASE / "symbols", PERF_SYMBOLS]
 
 CHILD = r"""
 import json, os, sys, time
@@ -155,9 +157,14 @@ def main() -> int:
     )
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
+        "--quick", action="store_true", help="one run of each (make bench BENCH_ARGS=--quick)"
+    )
+    parser.add_argument(
         "--profile", action="store_true", help="print a profile of the main thread (one warm run)"
     )
     options = parser.parse_args()
+    if options.quick:
+        options.runs = 1
     missing = [p for p in (DUMP, *SYMBOLS) if not p.exists()]
     if missing:
         print(f"missing inputs: {', '.join(map(str, missing))} (see {CASE / 'README.md'})", file=sys.stderr)
