@@ -28,6 +28,17 @@ def read_cases() -> list[tuple[str, str, tuple[str, ...], str]]:
     return rows
 
 
+Case = tuple[str, str, tuple[str, ...], str]
+
+
+def case_params(cases: list[Case]) -> list[object]:
+    """Parameters for a per-case test; without the corpus, one skipped parameter saying why."""
+    if cases:
+        return [pytest.param(c, id=c[0]) for c in cases]
+    reason = f"no test corpus at {CORPUS} (it lives beside the project, not in it)"
+    return [pytest.param(None, id="no-corpus", marks=pytest.mark.skip(reason=reason))]
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     if not (CORPUS / "CASES.tsv").is_file():

@@ -20,7 +20,7 @@ import pytest
 
 from inspector.core.process import ProcessOptions, process
 from inspector.core.report.json_report import json_document
-from tests.golden.conftest import read_cases
+from tests.golden.conftest import case_params, read_cases
 
 pytestmark = pytest.mark.golden
 
@@ -71,7 +71,7 @@ def _frame_matches(ours: dict[str, object], ref: dict[str, object]) -> bool:
     return not (ref.get("function") and ours.get("function") != ref.get("function"))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("case", case_params(CASES))
 def test_case_matches_rust_minidump(
     corpus: Path, symbols_cache: Path, case: tuple[str, str, tuple[str, ...], str]
 ) -> None:

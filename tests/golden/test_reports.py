@@ -20,7 +20,7 @@ import pytest
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.report.human import render_human
 from inspector.core.report.machine import render_machine
-from tests.golden.conftest import read_cases
+from tests.golden.conftest import case_params, read_cases
 
 pytestmark = pytest.mark.golden
 
@@ -60,7 +60,7 @@ def test_machine_matches_breakpad(corpus: Path, symbols_cache: Path) -> None:
     assert render_machine(state) == expected.replace("\r", "")
 
 
-@pytest.mark.parametrize("case", HUMAN_CASES, ids=[c[0] for c in HUMAN_CASES])
+@pytest.mark.parametrize("case", case_params(HUMAN_CASES))
 def test_human_matches_rust_minidump(
     corpus: Path, symbols_cache: Path, case: tuple[str, str, tuple[str, ...], str]
 ) -> None:
@@ -72,7 +72,7 @@ def test_human_matches_rust_minidump(
     assert ours == without_disassembly(expected.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("case", NAMED_FRAME_0, ids=[c[0] for c in NAMED_FRAME_0])
+@pytest.mark.parametrize("case", case_params(NAMED_FRAME_0))
 def test_human_linux_inline_names_frame_0(
     corpus: Path, symbols_cache: Path, case: tuple[str, str, tuple[str, ...], str]
 ) -> None:
