@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from inspector.core.minidump import CpuContext
 from inspector.core.types import Os
-from inspector.core.unwind.cfi import cfi_attempt
+from inspector.core.unwind.cfi import cfi_strategy
 from inspector.core.unwind.environment import U64
 from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.scan import scan_stack, scan_words
@@ -71,28 +71,18 @@ def _prefilter(value: int) -> str | None:
 
 def caller_by_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     """STACK CFI; rust-minidump does no validation of the result at all (Breakpad parity)."""
-    ctx = callee.context
-    if not ctx.is_valid(STACK_POINTER_REGISTER):
-        return StrategyResult.failed(
-            StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, "rsp is not known")
-        )
-    attempt, caller = cfi_attempt(
-        ctx,
-        callee.instruction,
-        all_valid=callee.trust is FrameTrust.CONTEXT,
-        env=walk.env,
-        memory=walk.memory,
-        forwarded=CALLEE_SAVED_REGS,
-    )
-    if caller is None:
-        return StrategyResult.failed(attempt)
-    context = caller.context()
-    if walk.env.options.breakpad and not (context.value("rip") and context.value("rsp")):
+    result = cfi_strategy(callee, walk, stack_pointer=STACK_POINTER_REGISTER, forwarded=CALLEE_SAVED_REGS)
+    context = result.context
+    if (
+        context is not None
+        and walk.env.options.breakpad
+        and not (context.value("rip") and context.value("rsp"))
+    ):
         # Breakpad: the essentials must be recovered and non-zero.
         return StrategyResult.failed(
-            attempt.with_outcome(Outcome.FAILED, "Breakpad rejects a zero rip or rsp")
+            result.attempts[0].with_outcome(Outcome.FAILED, "Breakpad rejects a zero rip or rsp")
         )
-    return StrategyResult((attempt,), context, FrameTrust.CFI)
+    return result
 
 
 def caller_by_leaf_return(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:

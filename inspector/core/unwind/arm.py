@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from inspector.core.minidump import CpuContext
 from inspector.core.types import Os
-from inspector.core.unwind.cfi import cfi_attempt
+from inspector.core.unwind.cfi import cfi_strategy
 from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.scan import scan_stack, scan_words
 from inspector.core.unwind.step import (
@@ -21,6 +21,7 @@ from inspector.core.unwind.step import (
     first_success,
     instruction_check,
     leaf_tolerant_sp,
+    scanned_caller,
 )
 from inspector.core.unwind.trace import (
     FramePointerDetail,
@@ -43,24 +44,11 @@ INSTRUCTION_ADJUSTMENT = 2
 
 
 def caller_by_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
-    ctx = callee.context
     if walk.env.options.breakpad and walk.env.os is Os.IOS:
         return StrategyResult.failed(
             StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, "Breakpad does not use CFI on iOS ARM")
         )
-    if not ctx.is_valid(STACK_POINTER):
-        return StrategyResult.failed(StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, "sp is not known"))
-    attempt, caller = cfi_attempt(
-        ctx,
-        callee.instruction,
-        all_valid=callee.trust is FrameTrust.CONTEXT,
-        env=walk.env,
-        memory=walk.memory,
-        forwarded=CALLEE_SAVED_REGS,
-    )
-    if caller is None:
-        return StrategyResult.failed(attempt)
-    return StrategyResult((attempt,), caller.context(), FrameTrust.CFI)
+    return cfi_strategy(callee, walk, stack_pointer=STACK_POINTER, forwarded=CALLEE_SAVED_REGS)
 
 
 def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
@@ -118,14 +106,9 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     result = scan_stack(
         walk.env, walk.memory, start=last_sp, words=scan_words(walk.env, callee.trust), width=4
     )
-    if result.address is None or result.value is None:
-        return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.FAILED, "no plausible return address found", result.detail)
-        )
-    caller = CpuContext.from_registers(ctx.cpu, {"pc": result.value, "sp": result.address + 4})
-    reason = f"return address {result.value:#x} found at {result.address:#x}"
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, result.detail, tuple(caller.valid_registers()))
-    return StrategyResult((attempt,), caller, FrameTrust.SCAN)
+    return scanned_caller(
+        result, lambda slot, pc: CpuContext.from_registers(ctx.cpu, {"pc": pc, "sp": slot + 4})
+    )
 
 
 def find_caller(callee: StackFrame, grand_callee: StackFrame | None, walk: ThreadWalk) -> CallerSearch:

@@ -23,6 +23,7 @@ from inspector.core.unwind.step import (
     breakpad_sp_check,
     first_success,
     instruction_check,
+    scanned_caller,
 )
 from inspector.core.unwind.trace import (
     Check,
@@ -219,16 +220,10 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         width=8,
         prefilter=_prefilter,
     )
-    if result.address is None or result.value is None:
-        return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.FAILED, "no plausible return address found", result.detail)
-        )
-    caller = CpuContext.from_registers(
-        ctx.cpu, {"pc": result.value, "sp": result.address + 8}, layout=ctx.layout
+    return scanned_caller(
+        result,
+        lambda slot, pc: CpuContext.from_registers(ctx.cpu, {"pc": pc, "sp": slot + 8}, layout=ctx.layout),
     )
-    reason = f"return address {result.value:#x} found at {result.address:#x}"
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, result.detail, tuple(caller.valid_registers()))
-    return StrategyResult((attempt,), caller, FrameTrust.SCAN)
 
 
 def find_caller(callee: StackFrame, grand_callee: StackFrame | None, walk: ThreadWalk) -> CallerSearch:

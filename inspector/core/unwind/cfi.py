@@ -33,6 +33,8 @@ from inspector.core.unwind.environment import (
     readable_registers,
     register_name,
 )
+from inspector.core.unwind.frame import FrameTrust, StackFrame
+from inspector.core.unwind.step import StrategyResult, ThreadWalk, unknown_register
 from inspector.core.unwind.trace import (
     CfiDetail,
     Check,
@@ -408,3 +410,23 @@ def postfix_summary(result: PostfixResult) -> str:
     if result.ok and result.value is not None:
         return f"= {result.value:#x}"
     return f"failed: {result.error}"
+
+
+def cfi_strategy(
+    callee: StackFrame, walk: ThreadWalk, *, stack_pointer: str, forwarded: tuple[str, ...]
+) -> StrategyResult:
+    """STACK CFI as most CPUs use it: needs the callee's stack pointer, forwards `forwarded`."""
+    unknown = unknown_register(Strategy.CFI, callee.context, stack_pointer)
+    if unknown is not None:
+        return unknown
+    attempt, caller = cfi_attempt(
+        callee.context,
+        callee.instruction,
+        all_valid=callee.trust is FrameTrust.CONTEXT,
+        env=walk.env,
+        memory=walk.memory,
+        forwarded=forwarded,
+    )
+    if caller is None:
+        return StrategyResult.failed(attempt)
+    return StrategyResult((attempt,), caller.context(), FrameTrust.CFI)

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from inspector.core.minidump import CpuContext
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust, StackFrame
-from inspector.core.unwind.trace import Check, Outcome, StrategyAttempt, TerminationReason
+from inspector.core.unwind.scan import ScanResult
+from inspector.core.unwind.trace import Check, Outcome, Strategy, StrategyAttempt, TerminationReason
 
 
 @dataclass(slots=True)
@@ -50,6 +51,27 @@ class StrategyResult:
     @classmethod
     def failed(cls, attempt: StrategyAttempt) -> StrategyResult:
         return cls((attempt,))
+
+
+def unknown_register(strategy: Strategy, context: CpuContext, name: str) -> StrategyResult | None:
+    """The "not applicable" result of a strategy that needs `name` when the callee does not know it."""
+    if context.is_valid(name):
+        return None
+    return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, f"{name} is not known"))
+
+
+def scanned_caller(result: ScanResult, make_caller: Callable[[int, int], CpuContext]) -> StrategyResult:
+    """A scan's strategy result: `make_caller(slot address, return address)` builds the caller."""
+    if result.address is None or result.value is None:
+        return StrategyResult.failed(
+            StrategyAttempt(Strategy.SCAN, Outcome.FAILED, "no plausible return address found", result.detail)
+        )
+    caller = make_caller(result.address, result.value)
+    reason = f"return address {result.value:#x} found at {result.address:#x}"
+    attempt = StrategyAttempt(
+        Strategy.SCAN, Outcome.FOUND, reason, result.detail, tuple(caller.valid_registers())
+    )
+    return StrategyResult((attempt,), caller, FrameTrust.SCAN)
 
 
 @dataclass(frozen=True, slots=True)
