@@ -11,7 +11,8 @@ from refused streams, and every problem found.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from inspector.core.minidump import (
     AssertionInfo,
@@ -80,73 +81,63 @@ def rust_minidump_part(text: str) -> str:
     return head
 
 
+T = TypeVar("T")
+
+
 # --- the rust-minidump part --------------------------------------------------------------------------
 
 
-def _usable(dump: Minidump, stream_type: int, value: object) -> bool:
-    return value is not None and not dump.strictly_rejected(stream_type)
+def _usable(dump: Minidump, stream_type: int, value: T | None) -> T | None:
+    """`value` unless the stream is missing or strict parsing refused it."""
+    return None if value is None or dump.strictly_rejected(stream_type) else value
+
+
+def _section(dump: Minidump, stream_type: int, value: T | None, render: Callable[[T], None]) -> None:
+    usable = _usable(dump, stream_type, value)
+    if usable is not None:
+        render(usable)
 
 
 def _rust_minidump_part(dump: Minidump, out: list[str]) -> None:
     _header_and_directory(dump, out)
-    system = dump.system_info if _usable(dump, StreamType.SystemInfoStream, dump.system_info) else None
+    system = _usable(dump, StreamType.SystemInfoStream, dump.system_info)
+    with_system = system is not None
 
-    if _usable(dump, StreamType.ThreadListStream, dump.thread_list):
-        assert dump.thread_list is not None
-        out.append(f"MinidumpThreadList\n  thread_count = {len(dump.thread_list)}\n\n")
-        for i, thread in enumerate(dump.thread_list):
-            out.append(f"thread[{i}]\n")
-            _thread(thread, system is not None, out)
-    if _usable(dump, StreamType.ModuleListStream, dump.module_list):
-        assert dump.module_list is not None
-        out.append(f"MinidumpModuleList\n  module_count = {len(dump.module_list)}\n\n")
-        for i, module in enumerate(dump.module_list):
-            out.append(f"module[{i}]\n")
-            _module(module, out)
-    if _usable(dump, StreamType.UnloadedModuleListStream, dump.unloaded_module_list):
-        assert dump.unloaded_module_list is not None
-        _unloaded_modules(dump.unloaded_module_list, out)
-    if _usable(dump, StreamType.HandleDataStream, dump.handle_data):
-        assert dump.handle_data is not None
-        _handles(dump.handle_data, out)
-    if _usable(dump, StreamType.Memory64ListStream, dump.memory64_list):
-        assert dump.memory64_list is not None
-        _memory_list(dump.memory64_list, out, sixty_four=True)
-    if _usable(dump, StreamType.MemoryListStream, dump.memory_list):
-        assert dump.memory_list is not None
-        _memory_list(dump.memory_list, out, sixty_four=False)
-    if _usable(dump, StreamType.MemoryInfoListStream, dump.memory_info_list):
-        assert dump.memory_info_list is not None
-        _memory_info(dump.memory_info_list, out)
-    if _usable(dump, StreamType.ExceptionStream, dump.exception):
-        assert dump.exception is not None
-        _exception(dump.exception, system is not None, out)
-    if _usable(dump, StreamType.AssertionInfoStream, dump.assertion):
-        assert dump.assertion is not None
-        _assertion(dump.assertion, out)
+    # Sections come in the order of rust-minidump's dump output, whatever the directory order.
+    _section(dump, StreamType.ThreadListStream, dump.thread_list, lambda v: _thread_list(v, with_system, out))
+    _section(dump, StreamType.ModuleListStream, dump.module_list, lambda v: _module_list(v, out))
+    _section(
+        dump,
+        StreamType.UnloadedModuleListStream,
+        dump.unloaded_module_list,
+        lambda v: _unloaded_modules(v, out),
+    )
+    _section(dump, StreamType.HandleDataStream, dump.handle_data, lambda v: _handles(v, out))
+    _section(
+        dump,
+        StreamType.Memory64ListStream,
+        dump.memory64_list,
+        lambda v: _memory_list(v, out, sixty_four=True),
+    )
+    _section(
+        dump, StreamType.MemoryListStream, dump.memory_list, lambda v: _memory_list(v, out, sixty_four=False)
+    )
+    _section(dump, StreamType.MemoryInfoListStream, dump.memory_info_list, lambda v: _memory_info(v, out))
+    _section(dump, StreamType.ExceptionStream, dump.exception, lambda v: _exception(v, with_system, out))
+    _section(dump, StreamType.AssertionInfoStream, dump.assertion, lambda v: _assertion(v, out))
     if system is not None:
         _system_info(system, out)
-    if _usable(dump, StreamType.MiscInfoStream, dump.misc_info):
-        assert dump.misc_info is not None
-        _misc_info(dump.misc_info, out)
-    if _usable(dump, StreamType.ThreadNamesStream, dump.thread_names):
-        assert dump.thread_names is not None
-        _thread_names(dump.thread_names, out)
-    if _usable(dump, StreamType.BreakpadInfoStream, dump.breakpad_info):
-        assert dump.breakpad_info is not None
-        _breakpad_info(dump.breakpad_info, out)
+    _section(dump, StreamType.MiscInfoStream, dump.misc_info, lambda v: _misc_info(v, out))
+    _section(dump, StreamType.ThreadNamesStream, dump.thread_names, lambda v: _thread_names(v, out))
+    _section(dump, StreamType.BreakpadInfoStream, dump.breakpad_info, lambda v: _breakpad_info(v, out))
     if dump.entry(StreamType.CrashpadInfoStream) is not None:
-        if _usable(dump, StreamType.CrashpadInfoStream, dump.crashpad_info):
-            assert dump.crashpad_info is not None
-            _crashpad_info(dump.crashpad_info, out)
+        crashpad = _usable(dump, StreamType.CrashpadInfoStream, dump.crashpad_info)
+        if crashpad is not None:
+            _crashpad_info(crashpad, out)
         else:
             out.append("MinidumpCrashpadInfo cannot print invalid data")
-    if _usable(dump, StreamType.MozMacosCrashInfoStream, dump.mac_crash_info):
-        assert dump.mac_crash_info is not None
-        _mac_crash_info(dump.mac_crash_info, out)
-    if _usable(dump, StreamType.MozMacosBootargsStream, dump.mac_bootargs):
-        assert dump.mac_bootargs is not None
-        _mac_bootargs(dump.mac_bootargs, out)
+    _section(dump, StreamType.MozMacosCrashInfoStream, dump.mac_crash_info, lambda v: _mac_crash_info(v, out))
+    _section(dump, StreamType.MozMacosBootargsStream, dump.mac_bootargs, lambda v: _mac_bootargs(v, out))
     for stream_type, name in _RAW_TEXT_STREAMS:
         raw = dump.raw_stream(stream_type)
         if raw is not None:
@@ -178,6 +169,13 @@ def _header_and_directory(dump: Minidump, out: list[str]) -> None:
     for entry in dump.streams.values():
         out.append(f"  stream type {entry.stream_type:#x} ({entry.name}) at index {entry.index}\n")
     out.append("\n")
+
+
+def _thread_list(threads: ThreadList, have_system_info: bool, out: list[str]) -> None:
+    out.append(f"MinidumpThreadList\n  thread_count = {len(threads)}\n\n")
+    for i, thread in enumerate(threads):
+        out.append(f"thread[{i}]\n")
+        _thread(thread, have_system_info, out)
 
 
 def _thread(thread: Thread, have_system_info: bool, out: list[str]) -> None:
@@ -344,6 +342,13 @@ def context_text(ctx: CpuContext) -> str:
                 lines.append(f"  {name} = {value:#x}\n")
         lines.append("\n")
     return "".join(lines)
+
+
+def _module_list(modules: ModuleList, out: list[str]) -> None:
+    out.append(f"MinidumpModuleList\n  module_count = {len(modules)}\n\n")
+    for i, module in enumerate(modules):
+        out.append(f"module[{i}]\n")
+        _module(module, out)
 
 
 def _module(module: Module, out: list[str]) -> None:
