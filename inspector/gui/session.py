@@ -281,16 +281,19 @@ class Session(QObject):
 
     def shutdown(self) -> None:
         """Stop the worker and release the document (the application is closing). Idempotent."""
-        self._queue_timer.stop()
-        self._queue.clear()
+        self._discard_queue()
         self._pending_end = None
         self.runner.shutdown()
         if self._document is not None:
             self._document.snapshot.close()
 
     def _start(self, request: AnalysisRequest) -> int:
-        self._flush_queue()
-        was_busy = self.is_busy
+        # The old run is about to be cancelled: applying its queued events now would update (or,
+        # for a queued DumpLoaded, build and show) a document that is replaced anyway, all in one
+        # turn of the event loop. Drop them, and an end still waiting for them: that run is stopped.
+        self._discard_queue()
+        was_busy = self.is_busy or self._pending_end is not None
+        self._pending_end = None
         doc = self._document
         if was_busy and doc is not None and self._document_generation == self.runner.generation:
             self._stop_document(doc, AnalysisStatus.CANCELLED)
@@ -343,13 +346,13 @@ class Session(QObject):
                 return
         self._end_if_pending()
 
-    def _flush_queue(self) -> None:
-        """Apply everything still queued now, and announce how the run ended if it has."""
+    def _discard_queue(self) -> None:
+        """Drop every event not applied yet, releasing what they hold."""
         self._queue_timer.stop()
-        while self._queue:
-            generation, events = self._queue.pop(0)
-            self.apply(generation, events)
-        self._end_if_pending()
+        for _, events in self._queue:
+            for event in events:
+                _discard(event)
+        self._queue.clear()
 
     def _end_if_pending(self) -> None:
         end, self._pending_end = self._pending_end, None

@@ -12,9 +12,9 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from inspector.core.cancel import CancelToken
-from inspector.core.minidump import NotAMinidump, UnreadableFile
+from inspector.core.minidump import DumpClosed, NotAMinidump, UnreadableFile
 from inspector.gui.document import AnalysisRequest, AnalysisStatus, SymbolLoadState
-from inspector.gui.jobs import FrameWalked, Progress, ThreadWalked, run_analysis
+from inspector.gui.jobs import DumpLoaded, FrameWalked, Progress, ThreadWalked, run_analysis
 from inspector.gui.session import FrameRef, LoadFailure, Session
 from inspector.resources import sample_dump, sample_symbols
 from tests.gui.support import ANALYSIS_TIMEOUT_MS, load, wait_analysis_over
@@ -278,6 +278,31 @@ def test_opening_another_dump_while_one_loads_supersedes_it(qtbot: QtBot, tmp_pa
         doc = session.document
         assert doc is not None and doc.path == copy
         assert session.is_busy
+        with qtbot.waitSignal(session.analysis_cancelled, timeout=ANALYSIS_TIMEOUT_MS):
+            session.cancel()
+    finally:
+        session.shutdown()
+
+
+def test_a_new_run_drops_the_old_runs_queued_events_instead_of_applying_them(qtbot: QtBot) -> None:
+    """Events of the old run still waiting to be applied are released, not applied all at once."""
+    session = Session(cache_dir=None, job_factory=stalled_walk_factory)
+    try:
+        with qtbot.waitSignal(session.frames_added, timeout=ANALYSIS_TIMEOUT_MS):
+            old = session.open_dump(sample_dump())
+        doc = session.document
+        assert doc is not None
+        frames = len(doc.frames(2))
+        late = next(run_analysis(AnalysisRequest(sample_dump()), CancelToken()))
+        assert isinstance(late, DumpLoaded)
+        frame = doc.frames(2)[0]
+        session._queue.append((old, [FrameWalked(2, frame), late]))  # not applied yet
+        with qtbot.assertNotEmitted(session.frames_added), qtbot.assertNotEmitted(session.document_changed):
+            session.open_dump(sample_dump())
+        assert session._queue == []
+        assert len(doc.frames(2)) == frames and doc.status is AnalysisStatus.CANCELLED
+        with pytest.raises(DumpClosed):
+            late.snapshot.dump.memory  # type: ignore[union-attr]  # noqa: B018
         with qtbot.waitSignal(session.analysis_cancelled, timeout=ANALYSIS_TIMEOUT_MS):
             session.cancel()
     finally:
