@@ -441,29 +441,27 @@ class Session(QObject):
         elif threads:
             self.select_thread(0)
 
+    def _end(self, end: Callable[[], None]) -> None:
+        """Announce how the run ended, after its last events have been applied."""
+        if self._queue:
+            self._pending_end = end
+        else:
+            end()
+
     @Slot(int, object)
     def _on_finished(self, generation: int, result: object) -> None:
-        if self._queue:  # announce the end after the run's last events have been applied
-            self._pending_end = lambda: self._finished(generation, result)
-            return
-        self._finished(generation, result)
+        self._end(lambda: self._finished(generation))
 
-    def _finished(self, generation: int, result: object) -> None:
+    def _finished(self, generation: int) -> None:
         doc = self._document
         if doc is not None and self._document_generation == generation:
-            doc.status = AnalysisStatus.FINISHED
-            changed = doc.settle_unfinished()
-            if changed:
-                self.symbols_updated.emit(changed)
+            self._stop_document(doc, AnalysisStatus.FINISHED)
         self.busy_changed.emit(False)
         self.analysis_finished.emit()
 
     @Slot(int)
     def _on_cancelled(self, generation: int) -> None:
-        if self._queue:  # announce the end after the run's last events have been applied
-            self._pending_end = lambda: self._cancelled(generation)
-            return
-        self._cancelled(generation)
+        self._end(lambda: self._cancelled(generation))
 
     def _cancelled(self, generation: int) -> None:
         doc = self._document
@@ -474,10 +472,7 @@ class Session(QObject):
 
     @Slot(int, object)
     def _on_failed(self, generation: int, error: object) -> None:
-        if self._queue:  # announce the end after the run's last events have been applied
-            self._pending_end = lambda: self._failed(generation, error)
-            return
-        self._failed(generation, error)
+        self._end(lambda: self._failed(generation, error))
 
     def _failed(self, generation: int, error: object) -> None:
         assert isinstance(error, BaseException)
