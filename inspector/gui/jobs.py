@@ -13,12 +13,11 @@ that interprets them.
                                                   them), or its download changed (symbol servers)
     FrameWalked(thread index, frame)              one frame, as soon as it is known (the core's event)
     ThreadWalked(thread index, call stack)        a thread is done (the core's event)
-    Progress(symbols, threads, downloads)
+    Progress(symbols, threads, downloads)         (the core's event)
     WalkUnavailable(message)                      instead, when the dump cannot be walked at all
     WalkProblems(problems)                        what only the stackwalker can tell: no readable thread
                                                   list or system info, walks cut short by a frame limit
     SymbolsLoaded(module index, state)            at the end, for modules whose state the end settles
-    Finished(outcome)
 
 The snapshot comes first and from the reader alone, so a dump the stackwalker
 refuses (none of its system info, thread list, module list and exception can be
@@ -38,7 +37,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from inspector.core import process as core
@@ -54,9 +53,10 @@ log = logging.getLogger(__name__)
 #: What the worker runs: called on the worker thread with the run's cancel token.
 Job = Callable[[CancelToken], Iterator[object]]
 
-#: The stackwalker's frame and thread events, forwarded as they are (frozen core data).
+#: The stackwalker's frame, thread and progress events, forwarded as they are (frozen core data).
 FrameWalked = core.FrameWalked
 ThreadWalked = core.ThreadWalked
+Progress = core.Progress
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -73,34 +73,24 @@ class SymbolsLoaded:
     state: ModuleSymbolState
 
 
-@dataclass(frozen=True, slots=True)
-class Progress:
-    symbols_requested: int
-    symbols_loaded: int
-    threads_walked: int = 0
-    threads_total: int = 0
-    downloads_active: int = 0  # symbol files queued or downloading
-    downloads_done: int = 0
+def progress_fraction(progress: Progress) -> float | None:
+    """Done / to do over symbols and threads; None before anything is known."""
+    todo = progress.symbols_requested + progress.threads_total
+    if todo == 0:
+        return None
+    return (progress.symbols_loaded + progress.threads_walked) / todo
 
-    @property
-    def fraction(self) -> float | None:
-        """Done / to do over symbols and threads; None before anything is known."""
-        todo = self.symbols_requested + self.threads_total
-        if todo == 0:
-            return None
-        return (self.symbols_loaded + self.threads_walked) / todo
 
-    @property
-    def text(self) -> str:
-        """`symbols 3/4 · threads 1/7 · 2 downloading` for the progress bar."""
-        parts = []
-        if self.symbols_requested:
-            parts.append(f"symbols {self.symbols_loaded}/{self.symbols_requested}")
-        if self.threads_total:
-            parts.append(f"threads {self.threads_walked}/{self.threads_total}")
-        if self.downloads_active:
-            parts.append(f"{self.downloads_active} downloading")
-        return " · ".join(parts)
+def progress_text(progress: Progress) -> str:
+    """`symbols 3/4 · threads 1/7 · 2 downloading` for the progress bar."""
+    parts = []
+    if progress.symbols_requested:
+        parts.append(f"symbols {progress.symbols_loaded}/{progress.symbols_requested}")
+    if progress.threads_total:
+        parts.append(f"threads {progress.threads_walked}/{progress.threads_total}")
+    if progress.downloads_active:
+        parts.append(f"{progress.downloads_active} downloading")
+    return " · ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,22 +111,8 @@ class WalkProblems:
 STACKWALKER_PROBLEMS = frozenset({"NoThreadList", "NoSystemInfo", "FrameLimit"})
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AnalysisOutcome:
-    """The final state: the snapshot, every module's symbol state (by module index), the walked process."""
-
-    snapshot: DumpSnapshot
-    symbols: tuple[ModuleSymbolState, ...]
-    state: core.ProcessState | None = None
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Finished:
-    state: AnalysisOutcome
-
-
 #: Events that are worth showing at once (the worker's batching never holds these back).
-MILESTONES = (DumpLoaded, Finished, WalkUnavailable)
+MILESTONES = (DumpLoaded, WalkUnavailable)
 
 
 def _server_problems(servers: SymbolServerOptions | None) -> tuple[PathProblem, ...]:
@@ -146,7 +122,7 @@ def _server_problems(servers: SymbolServerOptions | None) -> tuple[PathProblem, 
     return tuple(PathProblem(redacted(s.url), p) for s in servers.servers if (p := s.problem()) is not None)
 
 
-def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[object, None, AnalysisOutcome]:
+def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Iterator[object]:
     """Open `request.dump_path`, report it, then walk every thread, yielding events as it goes.
 
     Raises the reader's `MinidumpError` when the file cannot be used at all
@@ -183,22 +159,13 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[obj
     started = False
     try:
         for event in events:
-            if isinstance(event, core.FrameWalked | core.ThreadWalked):
+            if isinstance(event, core.FrameWalked | core.ThreadWalked | core.Progress):
                 yield event
             elif isinstance(event, core.SymbolsLoaded):
                 state = ModuleSymbolState.from_summary(event.symbols, searched=searched, walk_over=False)
                 if 0 <= event.module_index < len(shown):
                     shown[event.module_index] = state
                 yield SymbolsLoaded(event.module_index, state)
-            elif isinstance(event, core.Progress):
-                yield Progress(
-                    event.symbols_requested,
-                    event.symbols_loaded,
-                    event.threads_walked,
-                    event.threads_total,
-                    event.downloads_active,
-                    event.downloads_done,
-                )
             elif isinstance(event, core.DumpLoaded):
                 started = True
             elif isinstance(event, core.Finished):
@@ -222,7 +189,6 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[obj
             yield WalkProblems(walk_problems)
     # The walk is over (or could not start): a module it never asked for was not needed;
     # one that was prefetched keeps its download.
-    settled: list[ModuleSymbolState] = []
     for index in range(len(shown)):
         if final is None:
             state = ModuleSymbolState(SymbolLoadState.NOT_NEEDED)
@@ -230,12 +196,8 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Generator[obj
             state = ModuleSymbolState.from_summary(
                 final.modules[index].symbols, searched=searched, walk_over=True
             )
-        settled.append(state)
         if state != shown[index]:
             yield SymbolsLoaded(index, state)
-    outcome = AnalysisOutcome(snapshot, tuple(settled), final)
-    yield Finished(outcome)
-    return outcome
 
 
 def analysis_job(request: AnalysisRequest) -> Job:

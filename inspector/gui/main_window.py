@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from inspector import __version__
 from inspector.gui.document import AnalysisRequest
 from inspector.gui.file_drop import DropOverlay, DropPlan, plan_drop
-from inspector.gui.jobs import Progress
+from inspector.gui.jobs import Progress, progress_fraction, progress_text
 from inspector.gui.panes.frame_pane import FramePane
 from inspector.gui.panes.memory_pane import MemoryPane
 from inspector.gui.panes.module_pane import ModulePane
@@ -687,14 +687,14 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_progress(self, progress: object) -> None:
         assert isinstance(progress, Progress)
-        fraction = progress.fraction
+        fraction = progress_fraction(progress)
         if fraction is None:
             self.progress_bar.setRange(0, 0)
-            self.progress_bar.setFormat(progress.text or "walking…")
+            self.progress_bar.setFormat(progress_text(progress) or "walking…")
             return
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(round(fraction * 1000))
-        self.progress_bar.setFormat(progress.text)
+        self.progress_bar.setFormat(progress_text(progress))
 
     @Slot()
     def _on_analysis_finished(self) -> None:

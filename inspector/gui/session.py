@@ -36,7 +36,6 @@ from inspector.gui.document import (
 )
 from inspector.gui.jobs import (
     DumpLoaded,
-    Finished,
     FrameWalked,
     Job,
     Progress,
@@ -395,8 +394,6 @@ class Session(QObject):
             elif isinstance(event, WalkProblems):
                 doc.walk_problems = event.problems
                 pending.problems = True
-            elif isinstance(event, Finished):
-                pass  # the session has collected everything already; `finished` ends the run
             else:
                 log.debug("ignoring event %r", event)
         self._announce(pending)

@@ -13,13 +13,14 @@ from inspector.core.unwind import FrameTrust
 from inspector.gui.document import AnalysisRequest, ContextSource, SymbolLoadState
 from inspector.gui.jobs import (
     DumpLoaded,
-    Finished,
     FrameWalked,
     Progress,
     SymbolsLoaded,
     ThreadWalked,
     WalkProblems,
     WalkUnavailable,
+    progress_fraction,
+    progress_text,
     run_analysis,
 )
 from inspector.resources import sample_dump, sample_symbols
@@ -34,10 +35,27 @@ def drain(request: AnalysisRequest, cancel: CancelToken | None = None) -> list[o
     return events
 
 
+def settled_states(events: list[object]) -> list[SymbolLoadState]:
+    """Each module's last reported symbol state (by module index): the run ran to its end, which
+    settles every module."""
+    last: dict[int, SymbolLoadState] = {}
+    for e in events:
+        if isinstance(e, SymbolsLoaded):
+            last[e.module_index] = e.state.state
+    states = [last[i] for i in sorted(last)]
+    assert sorted(last) == list(range(len(states))) and all(s.settled for s in states)
+    return states
+
+
+def walked_frame_counts(events: list[object]) -> list[int]:
+    """Frames of each walked thread, by thread index."""
+    stacks = {e.thread_index: e.call_stack for e in events if isinstance(e, ThreadWalked)}
+    return [len(stacks[i].frames) for i in sorted(stacks)]
+
+
 def test_the_dump_is_shown_first_then_frames_stream_thread_by_thread() -> None:
     events = drain(AnalysisRequest(sample_dump(), (sample_symbols(),)))
     assert isinstance(events[0], DumpLoaded)
-    assert isinstance(events[-1], Finished)
     walked = [e for e in events if isinstance(e, ThreadWalked)]
     assert [e.thread_index for e in walked] == [2, 0, 1]  # the crashing thread first, then dump order
     for done in walked:
@@ -69,12 +87,10 @@ def test_the_dump_is_shown_first_then_frames_stream_thread_by_thread() -> None:
     ]
     assert loaded[0].state.path is not None and loaded[0].state.path.name == "render_farm.sym"
     progress = [e for e in events if isinstance(e, Progress)]
-    assert progress[-1] == Progress(2, 2, 3, 3) and progress[-1].fraction == 1.0
-    assert progress[-1].text == "symbols 2/2 · threads 3/3"
-    final = events[-1]
-    assert isinstance(final, Finished) and final.state.state is not None
-    assert [len(t.frames) for t in final.state.state.threads] == [6, 5, 4]
-    assert [s.state for s in final.state.symbols] == [
+    assert progress[-1] == Progress(2, 2, 3, 3) and progress_fraction(progress[-1]) == 1.0
+    assert progress_text(progress[-1]) == "symbols 2/2 · threads 3/3"
+    assert walked_frame_counts(events) == [6, 5, 4]
+    assert settled_states(events) == [
         SymbolLoadState.LOADED,
         SymbolLoadState.NOT_NEEDED,
         SymbolLoadState.LOADED,
@@ -146,7 +162,7 @@ def test_a_dump_without_system_info_is_walked_and_the_stackwalker_says_what_is_m
     assert [e.call_stack.thread_id for e in walked] == [7] and walked[0].call_stack.frames == ()
     problems = [p for e in events if isinstance(e, WalkProblems) for p in e.problems]
     assert [p.code for p in problems] == ["NoSystemInfo"] and "system info" in problems[0].message
-    assert isinstance(events[-1], Finished)
+    assert settled_states(events) == []  # no modules; the run ended
 
 
 def test_a_dump_without_a_thread_list_says_so(tmp_path: Path) -> None:
@@ -155,9 +171,8 @@ def test_a_dump_without_a_thread_list_says_so(tmp_path: Path) -> None:
     events = drain(AnalysisRequest(path, ()))
     problems = [p for e in events if isinstance(e, WalkProblems) for p in e.problems]
     assert [p.code for p in problems] == ["NoThreadList"]
-    outcome = events[-1]
-    assert isinstance(outcome, Finished) and outcome.state.state is not None
-    assert outcome.state.state.threads == ()
+    assert len(settled_states(events)) == 1
+    assert walked_frame_counts(events) == []
 
 
 def test_a_dump_the_walker_refuses_is_still_shown(tmp_path: Path) -> None:
@@ -168,7 +183,7 @@ def test_a_dump_the_walker_refuses_is_still_shown(tmp_path: Path) -> None:
     assert isinstance(events[0], DumpLoaded)
     unavailable = [e for e in events if isinstance(e, WalkUnavailable)]
     assert len(unavailable) == 1 and "nothing in the dump can be reported" in unavailable[0].message
-    assert isinstance(events[-1], Finished)
+    assert settled_states(events) == []
     assert not any(isinstance(e, FrameWalked | ThreadWalked | WalkProblems) for e in events)
 
 
@@ -188,7 +203,7 @@ def test_a_missing_symbol_path_is_reported_not_fatal(tmp_path: Path) -> None:
     first = events[0]
     assert isinstance(first, DumpLoaded)
     assert [p.reason for p in first.symbol_path_problems] == ["does not exist"]
-    assert isinstance(events[-1], Finished)
+    assert len(settled_states(events)) == 4
 
 
 def test_an_empty_assertion_record_is_no_assertion(corpus_dir: Path) -> None:
