@@ -209,10 +209,7 @@ class AppWindows:
         session_symbols = list(symbols)
         if dump is None:
             session_symbols.append(sample_symbols())
-        session = Session(
-            cache_dir=self.settings.effective_cache_dir(),
-            symbol_servers=self.settings.symbol_server_options(),
-        )
+        session = Session()
         window = MainWindow(
             session,
             self.settings,
@@ -220,7 +217,7 @@ class AppWindows:
             interactive=self.interactive,
             color_scheme=self.color_scheme,
         )
-        session.set_symbol_paths(window.effective_symbol_paths(), reanalyze=False)
+        window.push_symbol_settings()
         if self.windows:  # later windows go away when closed; the first one lives as long as main()
             window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             window.destroyed.connect(lambda _=None, w=window: self._forget(w))
@@ -248,8 +245,7 @@ class AppWindows:
         window = self._untouched_sample_window()
         if window is not None and request.dump is not None:
             self._sample_window = None
-            window.session_symbol_paths = (*window.session_symbol_paths, *request.symbols)
-            window.session.set_symbol_paths(window.effective_symbol_paths(), reanalyze=False)
+            window.add_session_symbol_paths(request.symbols)
             window.open_dump(request.dump)
             log.info("opened %s in the sample's window", request.dump)
         elif window is None:

@@ -490,19 +490,37 @@ class MainWindow(QMainWindow):
                 paths.append(p)
         return paths
 
-    def add_symbol_paths(self, paths: Iterable[Path]) -> list[Path]:
-        """Save these symbol paths (folders or .sym files) and re-run the analysis; returns those added."""
+    def push_symbol_settings(self, *, reanalyze: bool = False) -> tuple[bool, bool]:
+        """Give the session every symbol setting: the paths (saved, then this session's), the index
+        cache folder and the servers. Returns (paths changed, servers changed); with `reanalyze`,
+        changed paths re-run the analysis of the open dump."""
+        s, session = self.settings, self.session
+        session.cache_dir = s.effective_cache_dir()
+        servers = s.symbol_server_options()
+        servers_changed = servers != session.symbol_servers
+        session.symbol_servers = servers
+        paths_changed = session.set_symbol_paths(self.effective_symbol_paths(), reanalyze=reanalyze)
+        return paths_changed, servers_changed
+
+    def add_session_symbol_paths(self, paths: Iterable[Path]) -> None:
+        """Also search `paths`, for this session only (not saved); the next analysis uses them."""
+        self.session_symbol_paths = (*self.session_symbol_paths, *(Path(p) for p in paths))
+        self.push_symbol_settings()
+
+    def add_symbol_paths(self, paths: Iterable[Path], *, reanalyze: bool = True) -> list[Path]:
+        """Save these symbol paths (folders or .sym files) and (by default) re-run the analysis;
+        returns those added."""
         given = list(paths)
         added = self.settings.add_symbol_paths(given)
         self.settings.sync()
         if added:
             names = ", ".join(str(p) for p in added)
-            self._show_status(
-                f"Added symbol path {names}" + ("; analysing again" if self.session.document else "")
-            )
-            self.session.set_symbol_paths(self.effective_symbol_paths())
+            again = reanalyze and self.session.document is not None
+            self._show_status(f"Added symbol path {names}" + ("; analysing again" if again else ""))
+            self.push_symbol_settings(reanalyze=reanalyze)
         elif given:
-            self._show_status(f"{given[0]} is already a symbol path")
+            names = ", ".join(str(p) for p in given)
+            self._show_status(f"{names} {'is' if len(given) == 1 else 'are'} already a symbol path")
         return added
 
     @Slot()
@@ -553,11 +571,8 @@ class MainWindow(QMainWindow):
         s.symbols_offline = prefs.offline
         s.download_timeout = prefs.download_timeout
         s.sync()
-        self.session.cache_dir = s.effective_cache_dir()
-        servers = s.symbol_server_options()
-        servers_changed = servers != self.session.symbol_servers
-        self.session.symbol_servers = servers
-        if self.session.set_symbol_paths(self.effective_symbol_paths()):
+        paths_changed, servers_changed = self.push_symbol_settings(reanalyze=True)
+        if paths_changed:
             self._show_status("Symbol paths changed; analysing again")
         elif servers_changed and self.session.reanalyze() is not None:
             self._show_status("Symbol servers changed; analysing again")
@@ -601,13 +616,7 @@ class MainWindow(QMainWindow):
     def apply_drop(self, plan: DropPlan) -> None:
         """Add dropped symbol paths, then open the first dropped dump (one analysis run for both)."""
         if plan.symbol_paths:
-            added = self.settings.add_symbol_paths(plan.symbol_paths)
-            self.settings.sync()
-            if added:
-                self._show_status("Added symbol path " + ", ".join(str(p) for p in added))
-            else:
-                self._show_status("Already a symbol path: " + ", ".join(str(p) for p in plan.symbol_paths))
-            self.session.set_symbol_paths(self.effective_symbol_paths(), reanalyze=not plan.dumps)
+            self.add_symbol_paths(plan.symbol_paths, reanalyze=not plan.dumps)
         if plan.dumps:
             self.open_dump(plan.dumps[0])
 

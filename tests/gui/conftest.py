@@ -65,7 +65,7 @@ def make_window(
 ) -> MainWindow:
     session = Session(cache_dir=None)
     window = MainWindow(session, settings, session_symbol_paths=session_symbol_paths)
-    session.set_symbol_paths(window.effective_symbol_paths(), reanalyze=False)
+    window.push_symbol_settings()
     qtbot.addWidget(window)  # closed at teardown: saves the layout and stops the worker
     return window
 
