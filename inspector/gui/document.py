@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from inspector.core.minidump import CpuContext, MemoryRegion, MemoryView, Minidump, Module, ModuleList
+from inspector.core.minidump import CpuContext, MemoryRegion, MemoryView, Minidump, ModuleList
 from inspector.core.minidump.errors import StreamProblem
 from inspector.core.minidump.format import StreamType, stream_type_name
 from inspector.core.process import ModuleSymbolSummary, SymbolState
@@ -205,9 +205,6 @@ class DumpSnapshot:
     def module_index_at(self, address: int) -> int | None:
         return self.modules.index_at(address)
 
-    def module_at(self, address: int) -> Module | None:
-        return self.modules.module_at(address)
-
     def describe_code_address(self, address: int) -> str:
         """`libc.so.6 + 0x85f16`, or the bare address when no module holds it."""
         module = self.modules.module_at(address)
@@ -306,7 +303,6 @@ class ModuleSymbolState:
     damaged_lines: int = 0
     damage_summary: str = ""
     error: str | None = None
-    load_seconds: float = 0.0
     #: symbol servers: the module's download (queued, downloading, downloaded, not on server, failed)
     download: DownloadStatus | None = None
     symbol_url: str | None = None
@@ -339,7 +335,6 @@ class ModuleSymbolState:
             damaged_lines=damage.total if damage is not None else 0,
             damage_summary=damage.summary() if damage is not None and damage.damaged else "",
             error=summary.error,
-            load_seconds=summary.load_seconds,
             download=download,
             # a local file's `INFO URL` line is not a download: name a URL only for the servers' files
             symbol_url=summary.symbol_url if download is not None else None,
@@ -461,18 +456,11 @@ class Problem:
 class Document:
     """One analysis of one dump, as far as it has got. Lives on the GUI thread; `Session` updates it."""
 
-    def __init__(
-        self,
-        request: AnalysisRequest,
-        snapshot: DumpSnapshot,
-        symbol_path_problems: Sequence[PathProblem] = (),
-    ) -> None:
-        self.request = request
+    def __init__(self, snapshot: DumpSnapshot, symbol_path_problems: Sequence[PathProblem] = ()) -> None:
         self.snapshot = snapshot
         self.symbol_path_problems = tuple(symbol_path_problems)
         self.symbols: list[ModuleSymbolState] = [PENDING] * len(snapshot.modules)
         self.status = AnalysisStatus.RUNNING
-        self.error: str | None = None
         #: why the dump could not be walked at all (shown as a problem), None when it was
         self.walk_error: str | None = None
         #: what the stackwalker alone found (no thread list or system info, walks cut short)
@@ -592,10 +580,6 @@ class Document:
             found = decisions_of([t for t in trees if t is not None])
             self._decisions = {key: found}  # only the latest list is worth keeping
         return found
-
-    @property
-    def symbols_settled(self) -> int:
-        return sum(1 for s in self.symbols if s.state.settled)
 
     def problems(self) -> list[Problem]:
         """The reader's problems, unusable symbol paths, the stackwalker's, damaged or unreadable symbols."""

@@ -132,7 +132,6 @@ class Session(QObject):
     analysis_cancelled = Signal()
     analysis_failed = Signal(object)
     busy_changed = Signal(bool)
-    symbol_paths_changed = Signal(list)
     # the selection
     thread_selected = Signal(int)
     frame_selected = Signal(object)
@@ -178,7 +177,6 @@ class Session(QObject):
         self._document: Document | None = None
         self._document_generation = 0
         self._request: AnalysisRequest | None = None
-        self._progress: Progress | None = None
         self._thread = -1
         self._frame: FrameRef | None = None
         self._module = -1
@@ -199,10 +197,6 @@ class Session(QObject):
     @property
     def is_busy(self) -> bool:
         return self.runner.is_running
-
-    @property
-    def progress(self) -> Progress | None:
-        return self._progress
 
     @property
     def symbol_paths(self) -> tuple[Path, ...]:
@@ -273,7 +267,6 @@ class Session(QObject):
         if new == self._symbol_paths:
             return False
         self._symbol_paths = new
-        self.symbol_paths_changed.emit(list(new))
         if reanalyze and (self._document is not None or self.is_busy):
             self.reanalyze()
         return True
@@ -297,7 +290,6 @@ class Session(QObject):
         if was_busy and doc is not None and self._document_generation == self.runner.generation:
             self._stop_document(doc, AnalysisStatus.CANCELLED)
         self._request = request
-        self._progress = None
         generation = self.runner.start(self.job_factory(request))
         log.info("analysing %s (run %d)", request.dump_path, generation)
         self.analysis_started.emit(request)
@@ -410,13 +402,11 @@ class Session(QObject):
         if pending.frames.get(self._thread) and self._frame is None:
             self._set_frame(FrameRef(self._thread, 0))  # the selected thread's first frame has arrived
         if pending.progress is not None:
-            self._progress = pending.progress
             self.progress_changed.emit(pending.progress)
 
     def _show(self, generation: int, event: DumpLoaded) -> None:
         old = self._document
-        request = self._request or AnalysisRequest(event.snapshot.path)
-        doc = Document(request, event.snapshot, event.symbol_path_problems)
+        doc = Document(event.snapshot, event.symbol_path_problems)
         keep_thread = (
             self._thread
             if old is not None and old.path == doc.path and self._thread < len(doc.snapshot.threads)
@@ -477,7 +467,6 @@ class Session(QObject):
         shown = doc is not None and self._document_generation == generation
         if shown:
             assert doc is not None
-            doc.error = describe_error(error)
             self._stop_document(doc, AnalysisStatus.FAILED)
         path = self._request.dump_path if self._request is not None else Path()
         self.busy_changed.emit(False)

@@ -111,10 +111,6 @@ class Settings:
         files = [path, *(p for p in self.recent_files if p != path)]
         self._set_paths(_RECENT, files[:MAX_RECENT_FILES])
 
-    def remove_recent_file(self, path: Path) -> None:
-        path = _absolute(path)
-        self._set_paths(_RECENT, [p for p in self.recent_files if p != path])
-
     def clear_recent_files(self) -> None:
         self._set_paths(_RECENT, [])
 

@@ -118,7 +118,6 @@ class JobRunner(QObject):
     (and handed to `discard`, so it can release resources the event holds).
     """
 
-    started = Signal(int)
     events = Signal(int, list)
     finished = Signal(int, object)
     cancelled = Signal(int)
@@ -164,8 +163,7 @@ class JobRunner(QObject):
         self._running = False
         self._last_drain = float("-inf")
         self._shut_down = False
-        #: counters for tests and the debug log
-        self.batches_delivered = 0
+        #: events of superseded runs dropped (for tests and the debug log)
         self.events_dropped = 0
         self._thread.start()
 
@@ -189,7 +187,6 @@ class JobRunner(QObject):
         self._token = CancelToken(courtesy=self._gui_idle)
         self._running = True
         self._run.emit(self._generation, job, self._token)
-        self.started.emit(self._generation)
         return self._generation
 
     def hold_worker(self) -> None:
@@ -267,7 +264,6 @@ class JobRunner(QObject):
             else:
                 self._drop(event)
         if batch:
-            self.batches_delivered += 1
             self.hold_worker()
             self.events.emit(self._generation, batch)
 

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from inspector.core.minidump import Minidump
-from inspector.gui.document import AnalysisRequest, Document, DumpSnapshot
+from inspector.gui.document import Document, DumpSnapshot
 from inspector.gui.main_window import MainWindow
 from inspector.gui.session import Session
 from inspector.gui.settings import Settings
@@ -87,7 +87,7 @@ def sample_snapshot() -> Iterator[DumpSnapshot]:
 
 @pytest.fixture
 def sample_document(sample_snapshot: DumpSnapshot) -> Document:
-    return Document(AnalysisRequest(sample_dump(), (sample_symbols(),)), sample_snapshot)
+    return Document(sample_snapshot)
 
 
 @pytest.fixture
