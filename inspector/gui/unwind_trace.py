@@ -239,8 +239,7 @@ def build_frame_trace(
         valid = len(context.valid_registers())
         head.add(TraceNode(NodeKind.INFO, f"{valid} registers known", f"from the {context_source}"))
     else:
-        callee = frames[index - 1] if index > 0 else None
-        _add_step(root, step, names, callee, expand_all=False)
+        _add_step(root, step, names, expand_all=False)
         root.add(
             TraceNode(
                 NodeKind.RESULT,
@@ -265,16 +264,14 @@ def build_frame_trace(
             )
         )
         if termination.step is not None:
-            _add_step(node, termination.step, names, frame, expand_all=True)
+            _add_step(node, termination.step, names, expand_all=True)
     return root
 
 
-def _add_step(
-    parent: TraceNode, step: UnwindStep, names: _Names, callee: StackFrame | None, *, expand_all: bool
-) -> None:
+def _add_step(parent: TraceNode, step: UnwindStep, names: _Names, *, expand_all: bool) -> None:
     for number, attempt in enumerate(step.attempts, 1):
         chosen = step.chosen is not None and number - 1 == step.chosen
-        _add_attempt(parent, attempt, number, chosen, names, callee, expand=chosen or expand_all)
+        _add_attempt(parent, attempt, number, chosen, names, expand=chosen or expand_all)
     if step.post_checks:
         passed = all(c.passed for c in step.post_checks)
         checks = parent.add(
@@ -312,15 +309,8 @@ def _attempt_tone(attempt: StrategyAttempt, chosen: bool) -> Tone:
     return Tone.BAD
 
 
-def _add_attempt(  # noqa: PLR0917 (one call site; the arguments are the attempt's context)
-    parent: TraceNode,
-    attempt: StrategyAttempt,
-    number: int,
-    chosen: bool,
-    names: _Names,
-    callee: StackFrame | None,
-    *,
-    expand: bool,
+def _add_attempt(
+    parent: TraceNode, attempt: StrategyAttempt, number: int, chosen: bool, names: _Names, *, expand: bool
 ) -> None:
     outcome = attempt.outcome.value + (" (chosen)" if chosen else "")
     node = parent.add(
