@@ -532,8 +532,10 @@ class Document:
         for attempt in step.attempts:
             if isinstance(attempt.detail, ScanDetail):
                 for candidate in attempt.detail.candidates:
+                    if candidate.module is None:  # before the lookup: this runs per frame on the GUI thread
+                        continue
                     index = self.snapshot.module_index_at(candidate.value)
-                    if index is not None and candidate.module is not None:
+                    if index is not None:
                         self._modules_used.add(index)
 
     def frames(self, thread_index: int) -> list[StackFrame]:

@@ -624,12 +624,12 @@ def register_provenance(
                     ):
                         out[name] = f"frame pointer: {word.role} at [{word.address:#x}]"
             base = detail.value + accepted.offset
-            for name, value in valid.items():
-                if name == names.sp and name not in out:
-                    out[name] = (
-                        f"frame pointer: {detail.register}{f'+{accepted.offset}' if accepted.offset else ''}"
-                    )
-                    out[name] += f" + {value - base} (above the frame record)"
+            sp = valid.get(names.sp)
+            if sp is not None and names.sp not in out:
+                out[names.sp] = (
+                    f"frame pointer: {detail.register}{f'+{accepted.offset}' if accepted.offset else ''}"
+                    f" + {sp - base} (above the frame record)"
+                )
     elif isinstance(detail, ScanDetail):
         hit = detail.accepted
         if hit is not None:
