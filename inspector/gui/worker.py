@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import QAbstractEventDispatcher, QObject, QThread, QTimer, Signal, Slot
 
@@ -61,16 +61,11 @@ class JobWorker(QObject):
         if cancel.cancelled:
             self.job_cancelled.emit(generation)
             return
+        events: Iterator[object] | None = None
         try:
             events = job(cancel)
             result: object = None
             while True:
-                if cancel.cancelled:
-                    close = getattr(events, "close", None)
-                    if close is not None:
-                        close()
-                    self.job_cancelled.emit(generation)
-                    return
                 try:
                     cancel.check()  # also steps aside while the GUI thread handles events
                     event = next(events)
@@ -79,6 +74,11 @@ class JobWorker(QObject):
                     break
                 self._post(generation, event)
         except Cancelled:
+            # Stopped between two events: close the job now so it releases what it holds
+            # (its `finally` blocks run here, not whenever the generator is collected).
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
             self.job_cancelled.emit(generation)
             return
         except Exception as exc:  # reported to the GUI, never raised through the event loop

@@ -147,6 +147,26 @@ def test_a_slowly_yielding_job_is_cancelled(qtbot: QtBot, runner: JobRunner) -> 
     assert not runner.is_running
 
 
+def test_a_job_cancelled_between_events_is_closed_at_once(qtbot: QtBot, runner: JobRunner) -> None:
+    """Its `finally` runs on cancel (releasing the dump and symbol files it holds), not when collected."""
+    closed = threading.Event()
+
+    def job(cancel: CancelToken) -> Iterator[object]:
+        try:
+            for i in itertools.count():
+                time.sleep(0.002)
+                yield i
+        finally:
+            closed.set()
+
+    collected = Collector(runner)
+    runner.start(job)
+    qtbot.waitUntil(lambda: len(collected.values()) >= 2, timeout=TIMEOUT_MS)
+    with qtbot.waitSignal(runner.cancelled, timeout=TIMEOUT_MS):
+        runner.cancel()
+    assert closed.is_set()
+
+
 def test_a_job_that_checks_the_token_itself_is_cancelled(qtbot: QtBot, runner: JobRunner) -> None:
     started = threading.Event()
 
