@@ -25,7 +25,15 @@ from inspector.core.process import Problem as WalkProblem
 from inspector.core.symbols import DownloadState, DownloadStatus, PathProblem, SymbolServerOptions
 from inspector.core.types import Cpu, Os, format_address
 from inspector.core.unwind import CallStack, ScanDetail, StackFrame, Termination, UnwindStep
-from inspector.gui.unwind_trace import Decision, TraceNode, build_frame_trace, decisions_of
+from inspector.gui.unwind_trace import (
+    Decision,
+    StackMark,
+    TraceNode,
+    build_frame_trace,
+    decisions_of,
+    frame_extents,
+    stack_marks,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,6 +479,8 @@ class Document:
         self._modules_used: set[int] = set()
         self._trees: dict[tuple[int, int, bool], TraceNode] = {}
         self._decisions: dict[tuple[int, int, bool], list[Decision]] = {}
+        self._marks: dict[tuple[int, int, bool], list[StackMark]] = {}
+        self._extents: dict[tuple[int, int, bool, int | None], list[tuple[int, int, int]]] = {}
 
     @property
     def path(self) -> Path:
@@ -572,15 +582,42 @@ class Document:
             self._trees[key] = tree
         return tree
 
+    def _walk_key(self, thread_index: int) -> tuple[int, int, bool]:
+        """What results derived from a thread's walk depend on: the thread, its frame count, walk over."""
+        return (thread_index, len(self.frames(thread_index)), self.is_walked(thread_index))
+
     def decisions(self, thread_index: int) -> list[Decision]:
         """Every decision of a thread's walk so far, in order (see `unwind_trace.decisions_of`)."""
-        count = len(self.frames(thread_index))
-        key = (thread_index, count, self.is_walked(thread_index))
+        key = self._walk_key(thread_index)
+        count = key[1]
         found = self._decisions.get(key)
         if found is None:
             trees = [self.trace_tree(thread_index, i) for i in range(count)]
             found = decisions_of([t for t in trees if t is not None])
             self._decisions = {key: found}  # only the latest list is worth keeping
+        return found
+
+    # The memory pane and the stack plot both redraw on every `frames_added`: they share these.
+
+    def stack_marks(self, thread_index: int) -> list[StackMark]:
+        """The stack words a thread's walk used so far (see `unwind_trace.stack_marks`)."""
+        key = self._walk_key(thread_index)
+        found = self._marks.get(key)
+        if found is None:
+            found = stack_marks(self.frames(thread_index), self.termination(thread_index))
+            self._marks = {key: found}
+        return found
+
+    def frame_extents(self, thread_index: int, stack_end: int | None) -> list[tuple[int, int, int]]:
+        """Each walked frame's part of a thread's stack (see `unwind_trace.frame_extents`)."""
+        walk = self._walk_key(thread_index)
+        key = (*walk, stack_end)
+        found = self._extents.get(key)
+        if found is None:
+            found = frame_extents(self.frames(thread_index), stack_end)
+            # each pane asks with its own stack end: keep theirs for the latest walk state
+            self._extents = {k: v for k, v in self._extents.items() if k[:3] == walk}
+            self._extents[key] = found
         return found
 
     def problems(self) -> list[Problem]:

@@ -23,7 +23,7 @@ from inspector.gui.models.trace_model import TraceTreeModel
 from inspector.gui.session import FrameRef, TraceFocus
 from inspector.gui.settings import Settings
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import NodeKind, Tone, build_frame_trace
+from inspector.gui.unwind_trace import NodeKind, Tone, build_frame_trace, frame_extents, stack_marks
 from inspector.resources import sample_dump, sample_symbols
 from tests.gui.conftest import MessageBoxes, make_window
 from tests.gui.support import wait_analysis_over
@@ -307,3 +307,17 @@ def test_clicking_a_bar_in_the_plot_selects_its_frame(walked: MainWindow) -> Non
     assert walked.session.selected_frame == FrameRef(2, 2)
     assert plot.selected_frame == 2
     assert walked.unwind_pane.shown_frame == (2, 2)
+
+
+def test_the_memory_pane_and_the_stack_plot_share_one_reading_of_the_walk(walked: MainWindow) -> None:
+    """Both redraw on every frames_added: marks and frame extents are worked out once per walk state."""
+    doc = walked.session.document
+    assert doc is not None
+    frames, termination = doc.frames(2), doc.termination(2)
+    marks = doc.stack_marks(2)
+    assert marks and marks == stack_marks(frames, termination)
+    assert doc.stack_marks(2) is marks  # cached
+    extents = doc.frame_extents(2, 0x7FFFF75D0000)
+    assert extents == frame_extents(frames, 0x7FFFF75D0000)
+    other = doc.frame_extents(2, None)  # the other pane's stack end does not evict the first
+    assert doc.frame_extents(2, 0x7FFFF75D0000) is extents and doc.frame_extents(2, None) is other

@@ -38,7 +38,7 @@ from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import FrameRef, Session, TraceFocus
 from inspector.gui.settings import WORDS_PER_ROW_CHOICES
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import MarkKind, frame_extents, stack_marks
+from inspector.gui.unwind_trace import MarkKind
 
 #: Rows kept visible above the stack pointer when a thread is shown (the red zone below SP is often used).
 ROWS_ABOVE_SP = 4
@@ -248,7 +248,7 @@ class MemoryPane(LinkedPane):
             return
         bands = [
             FrameBand(start, end, index, f"frame {index}")
-            for index, start, end in frame_extents(frames, region.end)
+            for index, start, end in doc.frame_extents(self._thread.index, region.end)
         ]
         notes = [
             WordNote(
@@ -258,10 +258,9 @@ class MemoryPane(LinkedPane):
             )
             for band in bands
         ]
-        termination = doc.termination(self._thread.index)
         notes.extend(
             WordNote(mark.address, mark.text, _NOTE_KIND[mark.kind])
-            for mark in stack_marks(frames, termination)
+            for mark in doc.stack_marks(self._thread.index)
         )
         self.model.set_notes("trace", notes)
         ref = self.session.selected_frame

@@ -22,7 +22,7 @@ from inspector.core.unwind import ScanDetail, StackFrame
 from inspector.gui.document import Document
 from inspector.gui.session import FrameRef, Session
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import MarkKind, frame_extents, stack_marks
+from inspector.gui.unwind_trace import MarkKind
 
 #: Redraw at most this often while the shown thread's frames stream in.
 REDRAW_INTERVAL_MS = 100
@@ -179,8 +179,10 @@ class StackPlotPane(QWidget):
             if doc is not None and 0 <= thread < len(doc.snapshot.threads)
             else None
         )
-        self.extents = frame_extents(
-            frames, _last_frame_end(doc, thread, frames, stack.end if stack else None)
+        self.extents = (
+            doc.frame_extents(thread, _last_frame_end(doc, thread, frames, stack.end if stack else None))
+            if doc is not None and thread >= 0
+            else []
         )
         if not self.extents:
             self.bars.setOpts(x0=[], width=[], y=[], brushes=[])
@@ -201,7 +203,8 @@ class StackPlotPane(QWidget):
             height=0.62,
         )
         self._color_bars()
-        marks = stack_marks(frames, doc.termination(thread) if doc is not None else None)
+        assert doc is not None  # there are extents
+        marks = doc.stack_marks(thread)
         groups: dict[MarkKind, tuple[list[float], list[float], list[str]]] = {}
         for mark in marks:
             xs, ys, tips = groups.setdefault(mark.kind, ([], [], []))
