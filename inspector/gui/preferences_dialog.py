@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, Slot
+from PySide6.QtCore import QItemSelectionModel, QObject, QStringListModel, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -28,19 +28,86 @@ from PySide6.QtWidgets import (
 
 from inspector.core.symbols import default_cache_directory, token_variable
 from inspector.core.symbols.http_fetch import url_problem
-from inspector.gui.settings import DEFAULT_DOWNLOAD_TIMEOUT, ServerEntry
+from inspector.gui.settings import DEFAULT_DOWNLOAD_TIMEOUT, ServerEntry, absolute_path
 
 
-def _move_row(model: QStringListModel, row: int, step: int) -> int | None:
-    """Swap `row` with the row `step` away (the order the list is tried in); the row it moved to, or None
-    when there is no such row (or no row is selected)."""
-    items = model.stringList()
-    target = row + step
-    if row < 0 or not 0 <= target < len(items):
-        return None
-    items[row], items[target] = items[target], items[row]
-    model.setStringList(items)
-    return target
+class _OrderedList(QObject):
+    """A list of strings tried in order (symbol paths, servers): its view and Remove / Up / Down buttons."""
+
+    #: the selected row or the rows changed
+    changed = Signal()
+    #: an item was removed (Remove)
+    removed = Signal(str)
+
+    def __init__(self, items: Sequence[str], parent: QWidget, name: str, labels: Sequence[str]) -> None:
+        super().__init__(parent)
+        self.model = QStringListModel(list(items), self)
+        self.view = QListView(parent)
+        self.view.setObjectName(name)
+        self.view.setModel(self.model)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.remove_button, self.up_button, self.down_button = (QPushButton(text, parent) for text in labels)
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.up_button.clicked.connect(lambda: self.move_selected(-1))
+        self.down_button.clicked.connect(lambda: self.move_selected(1))
+        self.view.selectionModel().currentChanged.connect(self._update)
+        self.model.rowsInserted.connect(self._update)
+        self.model.rowsRemoved.connect(self._update)
+        self._update()
+
+    @property
+    def row(self) -> int:
+        return self.view.currentIndex().row()
+
+    @property
+    def selected(self) -> str | None:
+        items, row = self.model.stringList(), self.row
+        return items[row] if 0 <= row < len(items) else None
+
+    def append(self, items: Iterable[str]) -> bool:
+        """Add those not listed yet, at the end, and select the last row; whether any was added."""
+        current = self.model.stringList()
+        new = [i for i in dict.fromkeys(items) if i not in current]
+        if new:
+            self.model.setStringList([*current, *new])
+        self.select(self.model.rowCount() - 1)
+        return bool(new)
+
+    @Slot()
+    def remove_selected(self) -> str | None:
+        """Remove the selected row (selecting its neighbour); the item removed."""
+        item, row = self.selected, self.row
+        if item is not None:
+            self.model.removeRows(row, 1)
+            self.removed.emit(item)
+            self.select(min(row, self.model.rowCount() - 1))
+        return item
+
+    def move_selected(self, step: int) -> None:
+        """Swap the selected row with the row `step` away, if there is one."""
+        items, row = self.model.stringList(), self.row
+        target = row + step
+        if row < 0 or not 0 <= target < len(items):
+            return
+        items[row], items[target] = items[target], items[row]
+        self.model.setStringList(items)
+        self.select(target)
+
+    def select(self, row: int) -> None:
+        if row >= 0:
+            self.view.selectionModel().setCurrentIndex(
+                self.model.index(row), QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
+        self._update()
+
+    @Slot()
+    def _update(self, *_: object) -> None:
+        row, count = self.row, self.model.rowCount()
+        self.remove_button.setEnabled(0 <= row < count)
+        self.up_button.setEnabled(0 < row < count)
+        self.down_button.setEnabled(0 <= row < count - 1)
+        self.changed.emit()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,25 +134,20 @@ class PreferencesDialog(QDialog):
         self.setWindowTitle("Preferences")
         self.resize(680, 640)
 
-        self.paths_model = QStringListModel([str(p) for p in preferences.paths], self)
-        self.paths_view = QListView(self)
-        self.paths_view.setObjectName("symbolPaths")
-        self.paths_view.setModel(self.paths_model)
-        self.paths_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.paths_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self._paths = _OrderedList(
+            [str(p) for p in preferences.paths], self, "symbolPaths", ("&Remove", "Move &Up", "Move &Down")
+        )
+        self.paths_model, self.paths_view = self._paths.model, self._paths.view
         self.paths_view.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.paths_view.setAlternatingRowColors(True)
 
         self.add_folder_button = QPushButton("Add &Folder…", self)
         self.add_file_button = QPushButton("Add &File…", self)
-        self.remove_button = QPushButton("&Remove", self)
-        self.up_button = QPushButton("Move &Up", self)
-        self.down_button = QPushButton("Move &Down", self)
+        self.remove_button = self._paths.remove_button
+        self.up_button = self._paths.up_button
+        self.down_button = self._paths.down_button
         self.add_folder_button.clicked.connect(self._choose_folder)
         self.add_file_button.clicked.connect(self._choose_file)
-        self.remove_button.clicked.connect(self.remove_selected)
-        self.up_button.clicked.connect(lambda: self.move_selected(-1))
-        self.down_button.clicked.connect(lambda: self.move_selected(1))
         buttons = QVBoxLayout()
         for b in (
             self.add_folder_button,
@@ -154,20 +216,14 @@ class PreferencesDialog(QDialog):
         layout.addWidget(servers_box, 1)
         layout.addWidget(cache_box)
         layout.addWidget(box)
-        self.paths_view.selectionModel().currentChanged.connect(self._update_buttons)
-        self.paths_model.rowsInserted.connect(self._update_buttons)
-        self.paths_model.rowsRemoved.connect(self._update_buttons)
-        self._update_buttons()
 
     def _build_servers(self, preferences: SymbolPreferences) -> QGroupBox:
         box = QGroupBox("Symbol servers, asked in this order for what the paths lack", self)
         self._tokens = {s.url: s.token for s in preferences.servers}
-        self.servers_model = QStringListModel([s.url for s in preferences.servers], self)
-        self.servers_view = QListView(box)
-        self.servers_view.setObjectName("symbolServers")
-        self.servers_view.setModel(self.servers_model)
-        self.servers_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.servers_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self._servers = _OrderedList(
+            [s.url for s in preferences.servers], box, "symbolServers", ("Remove", "Up", "Down")
+        )
+        self.servers_model, self.servers_view = self._servers.model, self._servers.view
         self.server_url = QLineEdit(box)
         self.server_url.setObjectName("serverUrl")
         self.server_url.setPlaceholderText(
@@ -176,12 +232,10 @@ class PreferencesDialog(QDialog):
         self.server_url.returnPressed.connect(self.add_server_from_field)
         self.add_server_button = QPushButton("Add &Server", box)
         self.add_server_button.clicked.connect(self.add_server_from_field)
-        self.remove_server_button = QPushButton("Remove", box)
-        self.remove_server_button.clicked.connect(self.remove_selected_server)
-        self.server_up_button = QPushButton("Up", box)
-        self.server_down_button = QPushButton("Down", box)
-        self.server_up_button.clicked.connect(lambda: self.move_selected_server(-1))
-        self.server_down_button.clicked.connect(lambda: self.move_selected_server(1))
+        self.remove_server_button = self._servers.remove_button
+        self.server_up_button = self._servers.up_button
+        self.server_down_button = self._servers.down_button
+        self._servers.removed.connect(lambda url: self._tokens.pop(url, None))
         self.server_error = QLabel(box)
         self.server_error.setObjectName("serverError")
         self.server_error.setWordWrap(True)
@@ -216,9 +270,7 @@ class PreferencesDialog(QDialog):
         timeout_row.addStretch(1)
         grid.addWidget(self.offline, 7, 0, 1, 3)
         grid.addLayout(timeout_row, 8, 0, 1, 3)
-        self.servers_view.selectionModel().currentChanged.connect(self._server_selected)
-        self.servers_model.rowsInserted.connect(self._server_selected)
-        self.servers_model.rowsRemoved.connect(self._server_selected)
+        self._servers.changed.connect(self._server_selected)
         self._server_selected()
         return box
 
@@ -248,92 +300,43 @@ class PreferencesDialog(QDialog):
             self.server_error.setText(problem)
             return False
         self.server_error.clear()
-        urls = [*self.servers_model.stringList(), url]
-        self.servers_model.setStringList(urls)
+        self._servers.append([url])
         self.server_url.clear()
-        self._select_server(len(urls) - 1)
         return True
 
     @Slot()
     def remove_selected_server(self) -> None:
-        row = self.servers_view.currentIndex().row()
-        if row >= 0:
-            self._tokens.pop(self.servers_model.stringList()[row], None)
-            self.servers_model.removeRows(row, 1)
-            self._select_server(min(row, self.servers_model.rowCount() - 1))
+        self._servers.remove_selected()
 
     def move_selected_server(self, step: int) -> None:
-        target = _move_row(self.servers_model, self.servers_view.currentIndex().row(), step)
-        if target is not None:
-            self._select_server(target)
-
-    def _select_server(self, row: int) -> None:
-        if row >= 0:
-            self.servers_view.selectionModel().setCurrentIndex(
-                self.servers_model.index(row), QItemSelectionModel.SelectionFlag.ClearAndSelect
-            )
-        self._server_selected()
+        self._servers.move_selected(step)
 
     @Slot()
-    def _server_selected(self, *_: object) -> None:
-        row = self.servers_view.currentIndex().row()
-        urls = self.servers_model.stringList()
-        selected = urls[row] if 0 <= row < len(urls) else None
+    def _server_selected(self) -> None:
+        selected = self._servers.selected
         self.server_token.setEnabled(selected is not None)
         self.server_token.setText(self._tokens.get(selected, "") if selected else "")
         self.server_token.setPlaceholderText(
             f"optional; else ${token_variable(selected)}" if selected else "select a server"
         )
-        self.remove_server_button.setEnabled(selected is not None)
-        self.server_up_button.setEnabled(row > 0)
-        self.server_down_button.setEnabled(0 <= row < len(urls) - 1)
 
     @Slot(str)
     def _token_edited(self, text: str) -> None:
-        row = self.servers_view.currentIndex().row()
-        urls = self.servers_model.stringList()
-        if 0 <= row < len(urls):
-            self._tokens[urls[row]] = text.strip()
+        selected = self._servers.selected
+        if selected is not None:
+            self._tokens[selected] = text.strip()
 
     # ---- editing ----
 
     def add_paths(self, paths: Iterable[Path]) -> None:
-        current = self.paths_model.stringList()
-        for p in paths:
-            text = str(Path(p).expanduser().absolute())
-            if text not in current:
-                current.append(text)
-        self.paths_model.setStringList(current)
-        self._select(len(current) - 1)
+        self._paths.append(str(absolute_path(p)) for p in paths)
 
     @Slot()
     def remove_selected(self) -> None:
-        row = self.paths_view.currentIndex().row()
-        if row >= 0:
-            self.paths_model.removeRows(row, 1)
-            self._select(min(row, self.paths_model.rowCount() - 1))
+        self._paths.remove_selected()
 
     def move_selected(self, step: int) -> None:
-        target = _move_row(self.paths_model, self.paths_view.currentIndex().row(), step)
-        if target is not None:
-            self._select(target)
-
-    def _select(self, row: int) -> None:
-        if row < 0:
-            self._update_buttons()
-            return
-        self.paths_view.selectionModel().setCurrentIndex(
-            self.paths_model.index(row), QItemSelectionModel.SelectionFlag.ClearAndSelect
-        )
-        self._update_buttons()
-
-    @Slot()
-    def _update_buttons(self, *_: object) -> None:
-        row = self.paths_view.currentIndex().row()
-        count = self.paths_model.rowCount()
-        self.remove_button.setEnabled(row >= 0)
-        self.up_button.setEnabled(row > 0)
-        self.down_button.setEnabled(0 <= row < count - 1)
+        self._paths.move_selected(step)
 
     @Slot()
     def _choose_folder(self) -> None:

@@ -107,7 +107,7 @@ class Settings:
 
     def add_recent_file(self, path: Path) -> None:
         """Put `path` first in the recent files (once), keeping at most `MAX_RECENT_FILES`."""
-        path = _absolute(path)
+        path = absolute_path(path)
         files = [path, *(p for p in self.recent_files if p != path)]
         self._set_paths(_RECENT, files[:MAX_RECENT_FILES])
 
@@ -133,7 +133,7 @@ class Settings:
     @symbol_paths.setter
     def symbol_paths(self, paths: Iterable[Path]) -> None:
         unique: list[Path] = []
-        for path in map(_absolute, paths):
+        for path in map(absolute_path, paths):
             if path not in unique:
                 unique.append(path)
         self._set_paths(_SYMBOL_PATHS, unique)
@@ -141,7 +141,7 @@ class Settings:
     def add_symbol_paths(self, paths: Iterable[Path]) -> list[Path]:
         """Append paths not already present; returns those that were added."""
         current = self.symbol_paths
-        added = [p for p in dict.fromkeys(_absolute(p) for p in paths) if p not in current]
+        added = [p for p in dict.fromkeys(absolute_path(p) for p in paths) if p not in current]
         if added:
             self.symbol_paths = [*current, *added]
         return added
@@ -250,7 +250,8 @@ class Settings:
         self.store.setValue(_WORDS_PER_ROW, int(value))
 
 
-def _absolute(path: Path) -> Path:
+def absolute_path(path: Path) -> Path:
+    """`path` with `~` expanded, made absolute (not resolved: links stay as the user named them)."""
     return Path(path).expanduser().absolute()
 
 

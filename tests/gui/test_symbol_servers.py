@@ -95,6 +95,34 @@ def test_preferences_edit_servers_and_mask_the_token(qtbot: QtBot) -> None:
     assert prefs.offline
 
 
+def test_preferences_lists_remove_and_move_the_selected_row(qtbot: QtBot, tmp_path: Path) -> None:
+    """The paths and the servers share one list editor: buttons follow the selection; a removed
+    server's token is forgotten."""
+    servers = (ServerEntry(URL, "s3cret"), ServerEntry("http://127.0.0.1:9/", ""))
+    dialog = PreferencesDialog(SymbolPreferences((tmp_path / "a",), servers=servers))
+    qtbot.addWidget(dialog)
+    lists = [
+        (dialog.remove_button, dialog.up_button, dialog.down_button),
+        (dialog.remove_server_button, dialog.server_up_button, dialog.server_down_button),
+    ]
+    for buttons in lists:
+        assert [b.isEnabled() for b in buttons] == [False, False, False]  # nothing selected
+    dialog.add_paths([tmp_path / "b", tmp_path / "a"])  # "a" is listed already
+    assert dialog.paths_model.stringList() == [str(tmp_path / "a"), str(tmp_path / "b")]
+    assert [b.isEnabled() for b in lists[0]] == [True, True, False]  # the last row is selected
+    dialog.move_selected(-1)
+    assert [b.isEnabled() for b in lists[0]] == [True, False, True]
+    dialog.remove_selected()
+    assert dialog.paths_model.stringList() == [str(tmp_path / "a")]
+    dialog.servers_view.setCurrentIndex(dialog.servers_model.index(0))
+    assert [b.isEnabled() for b in lists[1]] == [True, False, True]
+    dialog.remove_selected_server()
+    assert dialog.servers_model.stringList() == ["http://127.0.0.1:9/"]
+    dialog.server_url.setText(URL)
+    assert dialog.add_server_from_field()
+    assert dialog.preferences().servers == (ServerEntry("http://127.0.0.1:9/", ""), ServerEntry(URL, ""))
+
+
 def _state(download: DownloadStatus, state: SymbolLoadState = SymbolLoadState.PENDING) -> ModuleSymbolState:
     return ModuleSymbolState(state, download=download)
 
