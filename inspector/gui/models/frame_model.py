@@ -19,7 +19,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
 from inspector.core.minidump import basename
-from inspector.core.report.human import frame_label, register_lines
+from inspector.core.report.human import frame_label, frame_lines
 from inspector.core.unwind import INLINE_DESCRIPTION, FrameTrust, InlineFrame, StackFrame, Termination
 from inspector.gui.models.headered_model import HeaderedTreeModel
 from inspector.gui.models.roles import AddressRole, ItemRole
@@ -109,23 +109,10 @@ def stack_text(
     out = [header] if header else []
     number = 0
     for frame in frames:
-        shown = only is None or frame.index in only
-        for inline in frame.inlines:
-            if shown:
-                line = f"{number:2}  "
-                if frame.module is not None:
-                    line += basename(frame.module.code_file)
-                line += f"!{inline.function}"
-                if inline.file is not None and inline.line is not None:
-                    line += f" [{basename(inline.file)} : {inline.line}]"
-                out.append(line)
-                out.append(f"    Found by: {INLINE_DESCRIPTION}")
-            number += 1
-        if shown:
-            out.append(f"{number:2}  {frame_label(frame)}")
-            out.extend(register_lines(frame.context))
-            out.append(f"    Found by: {frame.trust.description}")
-        number += 1
+        # frames left out still take their numbers, as in the whole report
+        lines, number = frame_lines(frame, number)
+        if only is None or frame.index in only:
+            out.extend(lines)
     if only is None and termination is not None:
         out.append(f"    Walk stopped: {termination.message}")
     return "\n".join(out) + "\n"
