@@ -204,6 +204,30 @@ def test_a_rule_and_the_word_it_read_select_each_other(walked: MainWindow) -> No
     assert memory.focused_words() == [saved_rbx]
 
 
+def test_switching_theme_keeps_the_unwind_trees_expansion_and_current_line(walked: MainWindow) -> None:
+    walked.session.select_frame(FrameRef(2, 1))
+    unwind = walked.unwind_pane
+    root = unwind.model.root
+    assert root is not None
+    folded = next(n for n in root.walk() if n.children and not n.expanded and n is not root)
+    ancestors = set()
+    node = folded.parent
+    while node is not None:
+        ancestors.add(id(node))
+        node = node.parent
+    unfolded = next(
+        n for n in root.walk() if n.children and n.expanded and n is not root and id(n) not in ancestors
+    )
+    unwind.view.expand(unwind.model.index_of(folded))  # the user opens one line, closes another
+    unwind.view.collapse(unwind.model.index_of(unfolded))
+    current = unwind.model.index_of(folded.children[0])
+    unwind.view.setCurrentIndex(current)
+    unwind.set_theme(Theme.for_scheme(not walked.theme.dark))
+    assert unwind.view.isExpanded(unwind.model.index_of(folded))
+    assert not unwind.view.isExpanded(unwind.model.index_of(unfolded))
+    assert unwind.current_node() is folded.children[0]
+
+
 def test_stepping_visits_every_decision_from_frame_0_to_the_last_and_back(walked: MainWindow) -> None:
     session = walked.session
     total = len(session.decisions())
