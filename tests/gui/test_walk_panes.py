@@ -228,6 +228,18 @@ def test_switching_theme_keeps_the_unwind_trees_expansion_and_current_line(walke
     assert unwind.current_node() is folded.children[0]
 
 
+def test_go_to_a_register_uses_the_selected_frames_registers(walked: MainWindow) -> None:
+    walked.session.select_frame(FrameRef(2, 1))
+    memory = walked.memory_pane
+    frame_1_rsp = 0x7FFFF75CFEB0
+    doc = walked.session.document
+    assert doc is not None and doc.frames(2)[0].context.stack_pointer != frame_1_rsp
+    memory.go_to.setText("rsp+0x10")
+    memory.go_to.returnPressed.emit()
+    assert memory.view.currentIndex().data(0x0100 + 2) == frame_1_rsp + 0x10  # AddressRole
+    assert memory.registers()["rsp"] == frame_1_rsp
+
+
 def test_stepping_visits_every_decision_from_frame_0_to_the_last_and_back(walked: MainWindow) -> None:
     session = walked.session
     total = len(session.decisions())

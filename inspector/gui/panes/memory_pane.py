@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.core.minidump import MemoryRegion
+from inspector.core.minidump import CpuContext, MemoryRegion
 from inspector.core.report.human import frame_label
 from inspector.core.types import format_address
 from inspector.core.unwind import StackFrame
@@ -365,11 +365,17 @@ class MemoryPane(LinkedPane):
             return f"Stack of thread {owner.label}: {span} ({size})"
         return f"Memory region {span} ({size})"
 
-    def _register_notes(self, region: MemoryRegion | None) -> list[WordNote]:
+    def _context(self) -> CpuContext | None:
+        """The registers the pane goes by: the selected frame's (a caller's, as unwound), else frame 0's."""
         thread = self._thread
-        if region is None or thread is None or thread.context is None:
+        if thread is None or thread.context is None:
+            return None
+        return self._frame.context if self._frame is not None else thread.context
+
+    def _register_notes(self, region: MemoryRegion | None) -> list[WordNote]:
+        context = self._context()
+        if region is None or context is None:
             return []
-        context = self._frame.context if self._frame is not None else thread.context
         sp_name = context.register_set.stack_pointer
         notes = []
         for name, value in context.valid_registers():
@@ -381,10 +387,10 @@ class MemoryPane(LinkedPane):
     # ---- going to addresses ----
 
     def registers(self) -> dict[str, int]:
-        thread = self._thread
-        if thread is None or thread.context is None:
+        """The register values a typed address may use (`rsp+0x40`): the same frame's as the notes."""
+        context = self._context()
+        if context is None:
             return {}
-        context = thread.context
         values = {name.lower(): value for name, value in context.valid_registers()}
         for alias, canonical in context.register_set.aliases.items():
             if canonical in values:
