@@ -24,7 +24,7 @@ from inspector.core.unwind import INLINE_DESCRIPTION, FrameTrust, InlineFrame, S
 from inspector.gui.models.headered_model import HeaderedTreeModel
 from inspector.gui.models.roles import AddressRole, ItemRole
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import describe_trust, inline_display_order
+from inspector.gui.unwind_trace import describe_trust
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
@@ -139,7 +139,6 @@ class FrameTreeModel(HeaderedTreeModel):
         self._icons: dict[FrameTrust | None, QIcon] = {}
         self._thread = -1
         self._frames: list[StackFrame] = []
-        self._inlines: list[list[tuple[int, InlineFrame]]] = []
         self._pointer_width = 8
 
     # ---- configuration ----
@@ -162,7 +161,6 @@ class FrameTreeModel(HeaderedTreeModel):
         self.beginResetModel()
         self._thread = thread
         self._frames = list(frames)
-        self._inlines = [inline_display_order(f) for f in self._frames]
         self._pointer_width = pointer_width
         self.endResetModel()
 
@@ -173,7 +171,6 @@ class FrameTreeModel(HeaderedTreeModel):
         first = len(self._frames)
         self.beginInsertRows(QModelIndex(), first, first + len(frames) - 1)
         self._frames.extend(frames)
-        self._inlines.extend(inline_display_order(f) for f in frames)
         self.endInsertRows()
 
     def frame_index(self, row: int, inline_depth: int = 0) -> QModelIndex:
@@ -182,10 +179,9 @@ class FrameTreeModel(HeaderedTreeModel):
             return QModelIndex()
         if inline_depth == 0:
             return self.index(row, 0)
-        for child, (depth, _) in enumerate(self._inlines[row]):
-            if depth == inline_depth:
-                return self.index(child, 0, self.index(row, 0))
-        return QModelIndex()
+        if not 1 <= inline_depth <= len(self._frames[row].inlines):
+            return QModelIndex()
+        return self.index(inline_depth - 1, 0, self.index(row, 0))
 
     def frame_ref_of(self, index: _Index) -> tuple[int, int] | None:
         """(frame row, inline depth) of an index of this model."""
@@ -195,9 +191,9 @@ class FrameTreeModel(HeaderedTreeModel):
         if parent == 0:
             return index.row(), 0
         row = parent - 1
-        if not 0 <= row < len(self._inlines) or not 0 <= index.row() < len(self._inlines[row]):
+        if not 0 <= row < len(self._frames) or not 0 <= index.row() < len(self._frames[row].inlines):
             return None
-        return row, self._inlines[row][index.row()][0]
+        return row, index.row() + 1  # child 0 is the innermost inline frame, depth 1
 
     # ---- HeaderedTreeModel ----
 
@@ -224,7 +220,7 @@ class FrameTreeModel(HeaderedTreeModel):
         if parent.internalId() != 0 or parent.column() != 0:
             return 0
         row = parent.row()
-        return len(self._inlines[row]) if 0 <= row < len(self._inlines) else 0
+        return len(self._frames[row].inlines) if 0 <= row < len(self._frames) else 0
 
     def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
         ref = self.frame_ref_of(index)
@@ -233,7 +229,7 @@ class FrameTreeModel(HeaderedTreeModel):
         row, depth = ref
         frame = self._frames[row]
         column = index.column()
-        inline = None if depth == 0 else self._inlines[row][index.row()][1]
+        inline = None if depth == 0 else frame.inlines[depth - 1]
         trust = frame.trust if inline is None else None
         if role == _ROLE.DisplayRole:
             return self._display(frame, inline, row, column)
