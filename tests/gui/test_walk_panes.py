@@ -240,6 +240,16 @@ def test_go_to_a_register_uses_the_selected_frames_registers(walked: MainWindow)
     assert memory.registers()["rsp"] == frame_1_rsp
 
 
+def test_double_clicking_a_return_address_word_selects_its_module(walked: MainWindow) -> None:
+    walked.session.select_frame(FrameRef(2, 1))
+    memory = walked.memory_pane
+    messages: list[str] = []
+    memory.message.connect(messages.append)
+    memory.view.doubleClicked.emit(memory.model.index_for_address(RETURN_ADDRESS_SLOT))
+    assert walked.session.selected_module == 0  # render_farm, where render_worker_main is
+    assert messages == ["0x00005555555557d2 is in render_farm + 0x17d2"]
+
+
 def test_stepping_visits_every_decision_from_frame_0_to_the_last_and_back(walked: MainWindow) -> None:
     session = walked.session
     total = len(session.decisions())

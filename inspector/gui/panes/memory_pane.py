@@ -33,6 +33,7 @@ from inspector.core.types import format_address
 from inspector.core.unwind import StackFrame
 from inspector.gui.document import DumpSnapshot, PointerKind, PointerTarget, ThreadEntry
 from inspector.gui.models.memory_model import FrameBand, HexMemoryModel, NoteKind, WordNote
+from inspector.gui.panes.follow import follow_pointer
 from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import FrameRef, Session, TraceFocus
@@ -456,15 +457,11 @@ class MemoryPane(LinkedPane):
     def _on_double_clicked(self, index: QModelIndex) -> None:
         address = self.model.word_address(index.row(), index.column())
         value = None if address is None else self.model.word_value(address)
-        snapshot = self._snapshot
-        if value is None or snapshot is None:
+        if value is None:
             return
-        target = self.describe_pointer(value)
-        if target is not None and target.kind is PointerKind.MODULE and target.module_index is not None:
-            self.session.select_module(target.module_index)
-            self.message.emit(f"{format_address(value, self.model.pointer_width)} is in {target.text}")
-        elif snapshot.memory.region_for(value) is not None:
-            self.show_address(value)
+        followed = follow_pointer(self.session, value)
+        if followed is not None:
+            self.message.emit(followed)
 
     @Slot(int)
     def _on_words_changed(self, combo_index: int) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from inspector.gui.models.register_model import RegisterTableModel
 from inspector.gui.models.roles import AddressRole
+from inspector.gui.panes.follow import follow_pointer
 from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import FrameRef, Session, TraceFocus
@@ -116,10 +117,5 @@ class RegisterPane(LinkedPane):
     @Slot(QModelIndex)
     def _on_double_clicked(self, index: QModelIndex) -> None:
         address = index.siblingAtColumn(RegisterTableModel.COL_VALUE).data(AddressRole)
-        doc = self.session.document
-        if isinstance(address, int) and doc is not None:
-            target = doc.snapshot.describe_pointer(address)
-            if doc.snapshot.memory.region_for(address) is not None:
-                self.session.show_address(address)
-            elif target is not None and target.module_index is not None:
-                self.session.select_module(target.module_index)
+        if isinstance(address, int):
+            follow_pointer(self.session, address)
