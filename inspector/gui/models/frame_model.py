@@ -20,6 +20,7 @@ from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
 from inspector.core.minidump import basename
 from inspector.core.report.human import frame_label, frame_lines
+from inspector.core.types import format_address
 from inspector.core.unwind import INLINE_DESCRIPTION, FrameTrust, InlineFrame, StackFrame, Termination
 from inspector.gui.models.headered_model import HeaderedTreeModel
 from inspector.gui.models.roles import AddressRole, ItemRole
@@ -294,8 +295,7 @@ class FrameTreeModel(HeaderedTreeModel):
         lines = [f"Frame {row} (#{number} in rust-minidump's report): {frame_label(frame)}"]
         lines.append(f"Found by: {frame.trust.description}")
         lines.append(describe_trust(frame.trust))
-        width = self._pointer_width * 2
-        lines.append(f"Instruction 0x{frame.instruction:0{width}x}")
+        lines.append(f"Instruction {format_address(frame.instruction, self._pointer_width)}")
         if frame.inlines:
             innermost = frame.inlines[0].function
             lines.append(f"{len(frame.inlines)} inline frame(s); the innermost is {innermost}")
