@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from inspector import __version__
 from inspector.resources import APP_ID, app_icon, sample_dump, sample_symbols
 
-#: the --color-scheme choices (also in inspector.gui.theme, which imports Qt)
+#: the --color-scheme choices (inspector.gui.theme.wants_dark takes these)
 COLOR_SCHEMES = ("system", "light", "dark")
 
 if TYPE_CHECKING:  # Qt is imported only when the GUI starts

@@ -128,9 +128,6 @@ def system_prefers_dark(app: QGuiApplication) -> bool:
     return _palette_is_dark(app.palette())
 
 
-COLOR_SCHEMES = ("system", "light", "dark")
-
-
 def wants_dark(app: QGuiApplication, color_scheme: str = "system") -> bool:
     """Whether to draw dark: as forced (`light` / `dark`), or as the system prefers (`system`)."""
     if color_scheme == "dark":

@@ -102,9 +102,6 @@ class RegisterTableModel(HeaderedTableModel):
         """Showing the registers known at one decision of the walk (not the frame's final ones)."""
         return self._so_far is not None
 
-    def register_at(self, row: int) -> tuple[str, int, bool] | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
-
     def row_of(self, name: str) -> int | None:
         for i, (n, _, _) in enumerate(self._rows):
             if n == name:
