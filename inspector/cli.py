@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 DESKTOP_OPTIONS = ("--install-desktop", "--uninstall-desktop")
 
 EXIT_OK = 0
+#: the command could not do its job: input it cannot use, a desktop install that failed
 EXIT_UNUSABLE = 1
 EXIT_USAGE = 2
 
