@@ -98,11 +98,12 @@ class RegisterPane(LinkedPane):
         frame = frames[ref.frame]
         callee = frames[ref.frame - 1] if ref.frame > 0 else None
         provenance = register_provenance(frame, callee, context_source=thread.context_source.value)
+        changed = changed_registers(frame, callee)
         self.model.set_context(
             doc.snapshot,
             frame.context,
             provenance=provenance,
-            changed=changed_registers(frame, callee),
+            changed=changed,
             known_so_far=known,
         )
         where = f"Frame {ref.frame} of thread {thread.label}"
@@ -111,8 +112,7 @@ class RegisterPane(LinkedPane):
         elif callee is None:
             self.title.setText(f"{where}: registers from the {thread.context_source.value}")
         else:
-            changed = len(changed_registers(frame, callee))
-            self.title.setText(f"{where}: {changed} changed from frame {ref.frame - 1} (highlighted)")
+            self.title.setText(f"{where}: {len(changed)} changed from frame {ref.frame - 1} (highlighted)")
 
     @Slot(QModelIndex)
     def _on_double_clicked(self, index: QModelIndex) -> None:
