@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from inspector import __version__
 from inspector.resources import APP_ID, app_icon, sample_dump, sample_symbols
 
-#: the --color-scheme choices (also in inspector.gui.theme, which imports Qt)
+#: the --color-scheme choices (inspector.gui.theme.wants_dark takes these)
 COLOR_SCHEMES = ("system", "light", "dark")
 
 if TYPE_CHECKING:  # Qt is imported only when the GUI starts
@@ -53,10 +53,17 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from inspector.cli import DESKTOP_OPTIONS, SUBCOMMANDS  # what cli.main dispatches on: none is missed
+
     parser = argparse.ArgumentParser(
         prog="crash-inspector",
         description="Open a minidump and its Breakpad symbols in the Crash Inspector window.",
-        epilog="Headless commands: `crash-inspector dump FILE` (see `crash-inspector dump --help`).",
+        epilog=(
+            f"Headless sub-commands (no Qt): {', '.join(sorted(SUBCOMMANDS))}; "
+            "run `crash-inspector COMMAND --help` for each. "
+            "Desktop integration for this user (menu entry, .dmp file type, default handler): "
+            f"{' or '.join(DESKTOP_OPTIONS)}."
+        ),
     )
     parser.add_argument(
         "dump",
@@ -98,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="follow the system's light or dark appearance (default), or force one",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
-    parser.add_argument("--version", action="version", version=f"crash-inspector {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"crash-inspector {__version__}")
     return parser
 
 

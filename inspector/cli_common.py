@@ -21,19 +21,6 @@ class UsageError(Exception):
     """A combination of options argparse cannot check by itself; reported as argparse reports its own."""
 
 
-class CommandParser(argparse.ArgumentParser):
-    """argparse that reports usage errors through our exit code instead of raising SystemExit(2) mid-way."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        _usage_error(self, message)
-        raise SystemExit(EXIT_USAGE)
-
-
-def _usage_error(parser: argparse.ArgumentParser, message: str) -> None:
-    parser.print_usage(sys.stderr)
-    print(f"{parser.prog}: error: {message}", file=sys.stderr)
-
-
 def parse_arguments(
     parser: argparse.ArgumentParser,
     argv: list[str],
@@ -44,12 +31,12 @@ def parse_arguments(
     try:
         args = parser.parse_args(argv)
         if check is not None:
-            check(args)
+            try:
+                check(args)
+            except UsageError as exc:
+                parser.error(str(exc))  # usage line, "prog: error: …", SystemExit(2)
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
-    except UsageError as exc:
-        _usage_error(parser, str(exc))
-        return EXIT_USAGE
     return args
 
 
@@ -86,6 +73,6 @@ def print_report(
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
-    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
-        return EXIT_OK
+    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours, still a success
+        pass
     return EXIT_OK

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import logging
 
-from inspector.cli_common import CommandParser, parse_arguments, print_report
+from inspector.cli_common import parse_arguments, print_report
 
 log = logging.getLogger(__name__)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = CommandParser(
+    parser = argparse.ArgumentParser(
         prog="crash-inspector dump",
         description=(
             "Print every stream of a minidump: header, directory, threads with their CPU contexts, modules, "

@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from inspector.cli_common import CommandParser, UsageError, parse_arguments, print_report
+from inspector.cli_common import UsageError, parse_arguments, print_report
 
 if TYPE_CHECKING:
     from inspector.core.symbols import SymbolServerOptions
@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = CommandParser(
+    parser = argparse.ArgumentParser(
         prog="crash-inspector stackwalk",
         description=(
             "Walk the stacks of every thread of a minidump with Breakpad .sym symbols and print a report: "

@@ -24,15 +24,12 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.cli import EXIT_OK, EXIT_UNUSABLE, EXIT_USAGE
 from inspector.resources import APP_ID, MINIDUMP_MIME_TYPE, app_icon, desktop_files_dir
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 #: PNG sizes for icon themes; the SVG covers desktops that scale icons themselves.
 PNG_SIZES = (16, 24, 32, 48, 64, 128, 256)
@@ -46,18 +43,18 @@ _EXEC_RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
 Report = Callable[[str], None]
 
 
-def data_home(env: Mapping[str, str] | None = None) -> Path:
-    """`$XDG_DATA_HOME`, or `~/.local/share` when it is unset or relative (the XDG rule)."""
-    env = os.environ if env is None else env
-    value = env.get("XDG_DATA_HOME", "")
-    return Path(value) if value and Path(value).is_absolute() else Path.home() / ".local" / "share"
+def _xdg_dir(variable: str, fallback: str) -> Path:
+    """`$variable`, or `~/fallback` when it is unset or relative (the XDG rule)."""
+    value = os.environ.get(variable, "")
+    return Path(value) if value and Path(value).is_absolute() else Path.home() / fallback
 
 
-def config_home(env: Mapping[str, str] | None = None) -> Path:
-    """`$XDG_CONFIG_HOME`, or `~/.config`."""
-    env = os.environ if env is None else env
-    value = env.get("XDG_CONFIG_HOME", "")
-    return Path(value) if value and Path(value).is_absolute() else Path.home() / ".config"
+def data_home() -> Path:
+    return _xdg_dir("XDG_DATA_HOME", ".local/share")
+
+
+def config_home() -> Path:
+    return _xdg_dir("XDG_CONFIG_HOME", ".config")
 
 
 def launcher_command() -> list[str]:
@@ -243,12 +240,12 @@ def remove_associations(text: str, desktop_id: str = DESKTOP_ID) -> str:
     return "".join(out)
 
 
-def _mimeapps_lists(files: DesktopFiles, env: Mapping[str, str] | None) -> list[Path]:
+def _mimeapps_lists(files: DesktopFiles) -> list[Path]:
     # xdg-mime writes the first; older tools and KDE 4 wrote the second.
-    return [config_home(env) / "mimeapps.list", files.data_home / "applications" / "mimeapps.list"]
+    return [config_home() / "mimeapps.list", files.data_home / "applications" / "mimeapps.list"]
 
 
-def uninstall(files: DesktopFiles, report: Report, env: Mapping[str, str] | None = None) -> None:
+def uninstall(files: DesktopFiles, report: Report) -> None:
     """Remove what `install` wrote and our associations; raises OSError when a file cannot be removed."""
     removed = 0
     for path in files.all_files():
@@ -256,7 +253,7 @@ def uninstall(files: DesktopFiles, report: Report, env: Mapping[str, str] | None
             path.unlink()
             report(f"removed {path}")
             removed += 1
-    for mimeapps in _mimeapps_lists(files, env):
+    for mimeapps in _mimeapps_lists(files):
         if not mimeapps.is_file():
             continue
         text = mimeapps.read_text(encoding="utf-8", errors="surrogateescape")
@@ -288,7 +285,7 @@ def run(argv: Sequence[str]) -> int:
             "on this system use the app bundle",
             file=sys.stderr,
         )
-        return EXIT_FAILED
+        return EXIT_UNUSABLE
     files = DesktopFiles(data_home())
 
     def report(line: str) -> None:
@@ -301,5 +298,5 @@ def run(argv: Sequence[str]) -> int:
             uninstall(files, report)
     except OSError as exc:
         print(f"crash-inspector: error: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_UNUSABLE
     return EXIT_OK

@@ -16,6 +16,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from inspector.gui.document import PointerKind, PointerTarget
+
 
 @dataclass(frozen=True)
 class Theme:
@@ -40,6 +42,12 @@ class Theme:
     changed: QColor
     in_force: QColor
     saved_row: QColor
+
+    def pointer_color(self, target: PointerTarget | None) -> QColor | None:
+        """The colour of a value that points somewhere: code in a module, or a thread's stack."""
+        if target is None:
+            return None
+        return self.code_pointer if target.kind is PointerKind.MODULE else self.stack_pointer_value
 
     @classmethod
     def for_scheme(cls, dark: bool, base_font: QFont | None = None) -> Theme:
@@ -118,9 +126,6 @@ def system_prefers_dark(app: QGuiApplication) -> bool:
     if scheme == Qt.ColorScheme.Light:
         return False
     return _palette_is_dark(app.palette())
-
-
-COLOR_SCHEMES = ("system", "light", "dark")
 
 
 def wants_dark(app: QGuiApplication, color_scheme: str = "system") -> bool:

@@ -77,7 +77,12 @@ def test_thread_model(check_model: CheckModel, theme: Theme, sample_document: Do
     assert "Crashing thread: SIGSEGV / SEGV_MAPERR" in str(
         cell(model, 2, M.COL_NAME, Qt.ItemDataRole.ToolTipRole)
     )
-    model.set_frame_count(2, 6)  # what phase 2 will do as frames stream in
+    # what phase 2 will do as frames stream in
+    context = sample_document.snapshot.threads[2].context
+    assert context is not None
+    for i in range(6):
+        sample_document.add_frame(2, StackFrame(i, FrameTrust.SCAN, context, 0x1000, 0x1000))
+    model.frames_changed(2)
     assert cell(model, 2, M.COL_FRAMES) == "6"
     model.set_document(None)
     assert model.rowCount() == 0

@@ -204,6 +204,52 @@ def test_a_rule_and_the_word_it_read_select_each_other(walked: MainWindow) -> No
     assert memory.focused_words() == [saved_rbx]
 
 
+def test_switching_theme_keeps_the_unwind_trees_expansion_and_current_line(walked: MainWindow) -> None:
+    walked.session.select_frame(FrameRef(2, 1))
+    unwind = walked.unwind_pane
+    root = unwind.model.root
+    assert root is not None
+    folded = next(n for n in root.walk() if n.children and not n.expanded and n is not root)
+    ancestors = set()
+    node = folded.parent
+    while node is not None:
+        ancestors.add(id(node))
+        node = node.parent
+    unfolded = next(
+        n for n in root.walk() if n.children and n.expanded and n is not root and id(n) not in ancestors
+    )
+    unwind.view.expand(unwind.model.index_of(folded))  # the user opens one line, closes another
+    unwind.view.collapse(unwind.model.index_of(unfolded))
+    current = unwind.model.index_of(folded.children[0])
+    unwind.view.setCurrentIndex(current)
+    unwind.set_theme(Theme.for_scheme(not walked.theme.dark))
+    assert unwind.view.isExpanded(unwind.model.index_of(folded))
+    assert not unwind.view.isExpanded(unwind.model.index_of(unfolded))
+    assert unwind.current_node() is folded.children[0]
+
+
+def test_go_to_a_register_uses_the_selected_frames_registers(walked: MainWindow) -> None:
+    walked.session.select_frame(FrameRef(2, 1))
+    memory = walked.memory_pane
+    frame_1_rsp = 0x7FFFF75CFEB0
+    doc = walked.session.document
+    assert doc is not None and doc.frames(2)[0].context.stack_pointer != frame_1_rsp
+    memory.go_to.setText("rsp+0x10")
+    memory.go_to.returnPressed.emit()
+    assert memory.view.currentIndex().data(0x0100 + 2) == frame_1_rsp + 0x10  # AddressRole
+    assert memory.registers()["rsp"] == frame_1_rsp
+
+
+def test_double_clicking_a_return_address_word_selects_its_module(walked: MainWindow) -> None:
+    walked.session.select_frame(FrameRef(2, 1))
+    memory = walked.memory_pane
+    messages: list[str] = []
+    memory.message.connect(messages.append)
+    memory.view.doubleClicked.emit(memory.model.index_for_address(RETURN_ADDRESS_SLOT))
+    assert walked.session.selected_module == 0  # render_farm, where render_worker_main is
+    assert messages == ["0x00005555555557d2 is in render_farm + 0x17d2"]
+
+
 def test_stepping_visits_every_decision_from_frame_0_to_the_last_and_back(walked: MainWindow) -> None:
     session = walked.session
     total = len(session.decisions())

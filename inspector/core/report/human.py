@@ -180,22 +180,10 @@ def _stack(stack: CallStack, out: list[str], *, trace: bool) -> None:
         out.append("<no frames>")
     number = 0
     for frame in stack.frames:
-        for inline in frame.inlines:
-            line = f"{number:2}  "
-            if frame.module is not None:
-                line += basename(frame.module.code_file)
-            line += f"!{inline.function}"
-            if inline.file is not None and inline.line is not None:
-                line += f" [{basename(inline.file)} : {inline.line}]"
-            out.append(line)
-            out.append(f"    Found by: {INLINE_DESCRIPTION}")
-            number += 1
-        out.append(f"{number:2}  {frame_label(frame)}")
-        out.extend(register_lines(frame.context))
-        out.append(f"    Found by: {frame.trust.description}")
+        lines, number = frame_lines(frame, number)
+        out.extend(lines)
         if trace and frame.found_by is not None:
             out.extend(trace_lines(frame.found_by, indent="      "))
-        number += 1
     if trace and stack.termination is not None:
         out.extend(termination_lines(stack.termination, indent="    "))
     elif stack.termination is not None and stack.termination.reason in (
@@ -203,6 +191,30 @@ def _stack(stack: CallStack, out: list[str], *, trace: bool) -> None:
         TerminationReason.DUMP_FRAME_BUDGET,
     ):
         out.append(f"    ({stack.termination.message}; the frames beyond it are not shown)")
+
+
+def frame_lines(frame: StackFrame, first_number: int) -> tuple[list[str], int]:
+    """One physical frame's report lines, its inline frames first, numbered from `first_number`.
+
+    Returns the lines and the number of the next frame. The GUI's copy of a stack uses this
+    too, so what it copies is the report's text exactly.
+    """
+    out = []
+    number = first_number
+    for inline in frame.inlines:
+        line = f"{number:2}  "
+        if frame.module is not None:
+            line += basename(frame.module.code_file)
+        line += f"!{inline.function}"
+        if inline.file is not None and inline.line is not None:
+            line += f" [{basename(inline.file)} : {inline.line}]"
+        out.append(line)
+        out.append(f"    Found by: {INLINE_DESCRIPTION}")
+        number += 1
+    out.append(f"{number:2}  {frame_label(frame)}")
+    out.extend(register_lines(frame.context))
+    out.append(f"    Found by: {frame.trust.description}")
+    return out, number + 1
 
 
 def frame_label(frame: StackFrame) -> str:

@@ -19,12 +19,13 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
 from inspector.core.minidump import basename
-from inspector.core.report.human import frame_label, register_lines
+from inspector.core.report.human import frame_label, frame_lines
+from inspector.core.types import format_address
 from inspector.core.unwind import INLINE_DESCRIPTION, FrameTrust, InlineFrame, StackFrame, Termination
 from inspector.gui.models.headered_model import HeaderedTreeModel
 from inspector.gui.models.roles import AddressRole, ItemRole
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import describe_trust, inline_display_order
+from inspector.gui.unwind_trace import describe_trust
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
@@ -109,23 +110,10 @@ def stack_text(
     out = [header] if header else []
     number = 0
     for frame in frames:
-        shown = only is None or frame.index in only
-        for inline in frame.inlines:
-            if shown:
-                line = f"{number:2}  "
-                if frame.module is not None:
-                    line += basename(frame.module.code_file)
-                line += f"!{inline.function}"
-                if inline.file is not None and inline.line is not None:
-                    line += f" [{basename(inline.file)} : {inline.line}]"
-                out.append(line)
-                out.append(f"    Found by: {INLINE_DESCRIPTION}")
-            number += 1
-        if shown:
-            out.append(f"{number:2}  {frame_label(frame)}")
-            out.extend(register_lines(frame.context))
-            out.append(f"    Found by: {frame.trust.description}")
-        number += 1
+        # frames left out still take their numbers, as in the whole report
+        lines, number = frame_lines(frame, number)
+        if only is None or frame.index in only:
+            out.extend(lines)
     if only is None and termination is not None:
         out.append(f"    Walk stopped: {termination.message}")
     return "\n".join(out) + "\n"
@@ -152,7 +140,6 @@ class FrameTreeModel(HeaderedTreeModel):
         self._icons: dict[FrameTrust | None, QIcon] = {}
         self._thread = -1
         self._frames: list[StackFrame] = []
-        self._inlines: list[list[tuple[int, InlineFrame]]] = []
         self._pointer_width = 8
 
     # ---- configuration ----
@@ -175,7 +162,6 @@ class FrameTreeModel(HeaderedTreeModel):
         self.beginResetModel()
         self._thread = thread
         self._frames = list(frames)
-        self._inlines = [inline_display_order(f) for f in self._frames]
         self._pointer_width = pointer_width
         self.endResetModel()
 
@@ -186,7 +172,6 @@ class FrameTreeModel(HeaderedTreeModel):
         first = len(self._frames)
         self.beginInsertRows(QModelIndex(), first, first + len(frames) - 1)
         self._frames.extend(frames)
-        self._inlines.extend(inline_display_order(f) for f in frames)
         self.endInsertRows()
 
     def frame_index(self, row: int, inline_depth: int = 0) -> QModelIndex:
@@ -195,10 +180,9 @@ class FrameTreeModel(HeaderedTreeModel):
             return QModelIndex()
         if inline_depth == 0:
             return self.index(row, 0)
-        for child, (depth, _) in enumerate(self._inlines[row]):
-            if depth == inline_depth:
-                return self.index(child, 0, self.index(row, 0))
-        return QModelIndex()
+        if not 1 <= inline_depth <= len(self._frames[row].inlines):
+            return QModelIndex()
+        return self.index(inline_depth - 1, 0, self.index(row, 0))
 
     def frame_ref_of(self, index: _Index) -> tuple[int, int] | None:
         """(frame row, inline depth) of an index of this model."""
@@ -208,9 +192,9 @@ class FrameTreeModel(HeaderedTreeModel):
         if parent == 0:
             return index.row(), 0
         row = parent - 1
-        if not 0 <= row < len(self._inlines) or not 0 <= index.row() < len(self._inlines[row]):
+        if not 0 <= row < len(self._frames) or not 0 <= index.row() < len(self._frames[row].inlines):
             return None
-        return row, self._inlines[row][index.row()][0]
+        return row, index.row() + 1  # child 0 is the innermost inline frame, depth 1
 
     # ---- HeaderedTreeModel ----
 
@@ -237,7 +221,7 @@ class FrameTreeModel(HeaderedTreeModel):
         if parent.internalId() != 0 or parent.column() != 0:
             return 0
         row = parent.row()
-        return len(self._inlines[row]) if 0 <= row < len(self._inlines) else 0
+        return len(self._frames[row].inlines) if 0 <= row < len(self._frames) else 0
 
     def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
         ref = self.frame_ref_of(index)
@@ -246,7 +230,7 @@ class FrameTreeModel(HeaderedTreeModel):
         row, depth = ref
         frame = self._frames[row]
         column = index.column()
-        inline = None if depth == 0 else self._inlines[row][index.row()][1]
+        inline = None if depth == 0 else frame.inlines[depth - 1]
         trust = frame.trust if inline is None else None
         if role == _ROLE.DisplayRole:
             return self._display(frame, inline, row, column)
@@ -311,8 +295,7 @@ class FrameTreeModel(HeaderedTreeModel):
         lines = [f"Frame {row} (#{number} in rust-minidump's report): {frame_label(frame)}"]
         lines.append(f"Found by: {frame.trust.description}")
         lines.append(describe_trust(frame.trust))
-        width = self._pointer_width * 2
-        lines.append(f"Instruction 0x{frame.instruction:0{width}x}")
+        lines.append(f"Instruction {format_address(frame.instruction, self._pointer_width)}")
         if frame.inlines:
             innermost = frame.inlines[0].function
             lines.append(f"{len(frame.inlines)} inline frame(s); the innermost is {innermost}")

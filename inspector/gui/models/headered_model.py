@@ -72,6 +72,3 @@ class HeaderedTableModel(_HeaderedColumns, QAbstractTableModel):
 class HeaderedTreeModel(_HeaderedColumns, QAbstractItemModel):
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return len(self.HEADERS)
-
-    def hasChildren(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
-        return self.rowCount(parent) > 0

@@ -363,11 +363,7 @@ class HexMemoryModel(HeaderedTableModel):
         if value is None or value == 0:
             return self._theme.muted
         target = self._describe(value) if self._describe is not None else None
-        if target is None:
-            return None
-        return (
-            self._theme.code_pointer if target.kind is PointerKind.MODULE else self._theme.stack_pointer_value
-        )
+        return self._theme.pointer_color(target)
 
     def _tooltip(self, start: int, row: int, column: int) -> str | None:
         if self.is_word_column(column):

@@ -86,15 +86,6 @@ class ModuleTableModel(HeaderedTableModel):
                 self.index(0, self.COL_SYMBOLS), self.index(len(self._modules) - 1, self.COL_SYMBOL_FILE)
             )
 
-    def module_at(self, row: int) -> Module | None:
-        return self._modules[row] if 0 <= row < len(self._modules) else None
-
-    def symbol_state(self, row: int) -> ModuleSymbolState | None:
-        doc = self._document
-        if doc is None or not 0 <= row < len(doc.symbols):
-            return None
-        return doc.symbols[row]
-
     # ---- HeaderedTableModel ----
 
     def _row_count(self) -> int:

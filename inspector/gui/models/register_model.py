@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from PySide6.QtCore import Qt
 
 from inspector.core.minidump import CpuContext
+from inspector.core.types import format_address
 from inspector.gui.document import DumpSnapshot, PointerKind, PointerTarget
 from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, ItemRole, SortRole
@@ -101,9 +102,6 @@ class RegisterTableModel(HeaderedTableModel):
         """Showing the registers known at one decision of the walk (not the frame's final ones)."""
         return self._so_far is not None
 
-    def register_at(self, row: int) -> tuple[str, int, bool] | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
-
     def row_of(self, name: str) -> int | None:
         for i, (n, _, _) in enumerate(self._rows):
             if n == name:
@@ -131,7 +129,7 @@ class RegisterTableModel(HeaderedTableModel):
             if column == self.COL_VALUE:
                 if not known and self._so_far is not None:
                     return "…"
-                return f"0x{value:0{self._context.pointer_width * 2}x}"
+                return format_address(value, self._context.pointer_width)
             if column == self.COL_STATE:
                 return self._state(name, known)
             if column == self.COL_SOURCE:
@@ -153,12 +151,8 @@ class RegisterTableModel(HeaderedTableModel):
                 return self._theme.muted
             if column in (self.COL_NAME, self.COL_VALUE) and name in self._changed:
                 return self._theme.changed
-            if column in (self.COL_VALUE, self.COL_POINTS_TO) and target is not None:
-                return (
-                    self._theme.code_pointer
-                    if target.kind is PointerKind.MODULE
-                    else self._theme.stack_pointer_value
-                )
+            if column in (self.COL_VALUE, self.COL_POINTS_TO):
+                return self._theme.pointer_color(target)
             return None
         if role == _ROLE.ToolTipRole:
             text = f"{name} = {value:#x} ({value})"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from inspector.core.minidump import basename
+from inspector.core.report.human import frame_label
 from inspector.gui.document import Document, ThreadEntry
 from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, IndexRole, ItemRole, SortRole
@@ -32,10 +34,6 @@ class ThreadTableModel(HeaderedTableModel):
         self._theme = theme
         self._document: Document | None = None
         self._threads: tuple[ThreadEntry, ...] = ()
-        #: frames walked per thread index (absent: not reached by the walk yet)
-        self._frame_counts: dict[int, int] = {}
-        #: the innermost function of each thread's first frame, once walked
-        self._top_functions: dict[int, str] = {}
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
@@ -45,25 +43,33 @@ class ThreadTableModel(HeaderedTableModel):
         self.beginResetModel()
         self._document = document
         self._threads = document.snapshot.threads if document is not None else ()
-        self._frame_counts = {}
-        self._top_functions = {}
         self.endResetModel()
 
-    def set_frame_count(self, thread_index: int, count: int | None, top_function: str | None = None) -> None:
-        """The stackwalker reported frames for a thread (and the function of its first frame)."""
-        if top_function is not None:
-            self._top_functions[thread_index] = top_function
-        if count is None:
-            self._frame_counts.pop(thread_index, None)
-        else:
-            self._frame_counts[thread_index] = count
+    def frames_changed(self, thread_index: int) -> None:
+        """The document holds more frames of a thread (or its walk ended): repaint its count and top frame."""
         if 0 <= thread_index < len(self._threads):
             self.dataChanged.emit(
                 self.index(thread_index, self.COL_FRAMES), self.index(thread_index, self.COL_TOP)
             )
 
-    def thread_at(self, row: int) -> ThreadEntry | None:
-        return self._threads[row] if 0 <= row < len(self._threads) else None
+    def _frame_count(self, thread_index: int) -> int | None:
+        """Frames walked so far; None until the stackwalker reaches the thread."""
+        doc = self._document
+        if doc is None:
+            return None
+        frames = doc.frames(thread_index)
+        return len(frames) if frames or doc.is_walked(thread_index) else None
+
+    def _top_function(self, thread_index: int) -> str | None:
+        """`module!function` of the innermost (maybe inlined) function of the first frame, once walked."""
+        frames = self._document.frames(thread_index) if self._document is not None else []
+        if not frames:
+            return None
+        first = frames[0]
+        name = first.inlines[0].function if first.inlines else first.function_name
+        if name is None:
+            return frame_label(first)
+        return f"{basename(first.module.code_file)}!{name}" if first.module is not None else name
 
     # ---- HeaderedTableModel ----
 
@@ -109,10 +115,10 @@ class ThreadTableModel(HeaderedTableModel):
         if column == self.COL_NAME:
             return thread.name or ""
         if column == self.COL_FRAMES:
-            count = self._frame_counts.get(thread.index)
+            count = self._frame_count(thread.index)
             return "" if count is None else str(count)
         if column == self.COL_TOP:
-            top = self._top_functions.get(thread.index)
+            top = self._top_function(thread.index)
             if top is not None:
                 return top
             ip = thread.instruction_pointer
@@ -130,7 +136,8 @@ class ThreadTableModel(HeaderedTableModel):
         if column == self.COL_NAME:
             return (thread.name or "").lower()
         if column == self.COL_FRAMES:
-            return self._frame_counts.get(thread.index, -1)
+            count = self._frame_count(thread.index)
+            return -1 if count is None else count
         return self._display(thread, column)
 
     def _tooltip(self, thread: ThreadEntry, column: int) -> str | None:
@@ -140,10 +147,11 @@ class ThreadTableModel(HeaderedTableModel):
             reason = self._document.snapshot.summary.crash_reason or "requested the dump"
             lines.append(f"Crashing thread: {reason}")
         lines.append(f"Registers from the {thread.context_source.value}")
-        if column == self.COL_FRAMES and thread.index not in self._frame_counts:
+        if column == self.COL_FRAMES and self._frame_count(thread.index) is None:
             lines.append("Not walked yet")
-        if column == self.COL_TOP and thread.index in self._top_functions:
-            lines.append(f"First frame: {self._top_functions[thread.index]}")
+        top = self._top_function(thread.index) if column == self.COL_TOP else None
+        if top is not None:
+            lines.append(f"First frame: {top}")
         ip = thread.instruction_pointer
         if column == self.COL_TOP and ip is not None:
             assert self._document is not None

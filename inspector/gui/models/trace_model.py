@@ -41,8 +41,8 @@ class TraceTreeModel(HeaderedTreeModel):
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
-        self.beginResetModel()
-        self.endResetModel()
+        # a repaint, not a reset: the view keeps which lines are expanded and the current one
+        self._all_changed()
 
     @property
     def root(self) -> TraceNode | None:

@@ -27,12 +27,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.core.minidump import MemoryRegion
+from inspector.core.minidump import CpuContext, MemoryRegion
 from inspector.core.report.human import frame_label
 from inspector.core.types import format_address
 from inspector.core.unwind import StackFrame
 from inspector.gui.document import DumpSnapshot, PointerKind, PointerTarget, ThreadEntry
 from inspector.gui.models.memory_model import FrameBand, HexMemoryModel, NoteKind, WordNote
+from inspector.gui.panes.follow import follow_pointer
 from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import FrameRef, Session, TraceFocus
@@ -364,11 +365,17 @@ class MemoryPane(LinkedPane):
             return f"Stack of thread {owner.label}: {span} ({size})"
         return f"Memory region {span} ({size})"
 
-    def _register_notes(self, region: MemoryRegion | None) -> list[WordNote]:
+    def _context(self) -> CpuContext | None:
+        """The registers the pane goes by: the selected frame's (a caller's, as unwound), else frame 0's."""
         thread = self._thread
-        if region is None or thread is None or thread.context is None:
+        if thread is None or thread.context is None:
+            return None
+        return self._frame.context if self._frame is not None else thread.context
+
+    def _register_notes(self, region: MemoryRegion | None) -> list[WordNote]:
+        context = self._context()
+        if region is None or context is None:
             return []
-        context = self._frame.context if self._frame is not None else thread.context
         sp_name = context.register_set.stack_pointer
         notes = []
         for name, value in context.valid_registers():
@@ -380,10 +387,10 @@ class MemoryPane(LinkedPane):
     # ---- going to addresses ----
 
     def registers(self) -> dict[str, int]:
-        thread = self._thread
-        if thread is None or thread.context is None:
+        """The register values a typed address may use (`rsp+0x40`): the same frame's as the notes."""
+        context = self._context()
+        if context is None:
             return {}
-        context = thread.context
         values = {name.lower(): value for name, value in context.valid_registers()}
         for alias, canonical in context.register_set.aliases.items():
             if canonical in values:
@@ -449,15 +456,11 @@ class MemoryPane(LinkedPane):
     def _on_double_clicked(self, index: QModelIndex) -> None:
         address = self.model.word_address(index.row(), index.column())
         value = None if address is None else self.model.word_value(address)
-        snapshot = self._snapshot
-        if value is None or snapshot is None:
+        if value is None:
             return
-        target = self.describe_pointer(value)
-        if target is not None and target.kind is PointerKind.MODULE and target.module_index is not None:
-            self.session.select_module(target.module_index)
-            self.message.emit(f"{format_address(value, self.model.pointer_width)} is in {target.text}")
-        elif snapshot.memory.region_for(value) is not None:
-            self.show_address(value)
+        followed = follow_pointer(self.session, value)
+        if followed is not None:
+            self.message.emit(followed)
 
     @Slot(int)
     def _on_words_changed(self, combo_index: int) -> None:

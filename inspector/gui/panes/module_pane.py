@@ -87,7 +87,7 @@ class ModulePane(LinkedPane):
     def _on_module_selected(self, module_index: int) -> None:
         with self.syncing():
             if module_index < 0:
-                self.view.selectionModel().clearSelection()
+                self.view.clear_current()
                 return
             index = self.proxy.mapFromSource(self.model.index(module_index, 0))
             if index.isValid():

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from inspector.gui.models.register_model import RegisterTableModel
 from inspector.gui.models.roles import AddressRole
+from inspector.gui.panes.follow import follow_pointer
 from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import FrameRef, Session, TraceFocus
@@ -97,11 +98,12 @@ class RegisterPane(LinkedPane):
         frame = frames[ref.frame]
         callee = frames[ref.frame - 1] if ref.frame > 0 else None
         provenance = register_provenance(frame, callee, context_source=thread.context_source.value)
+        changed = changed_registers(frame, callee)
         self.model.set_context(
             doc.snapshot,
             frame.context,
             provenance=provenance,
-            changed=changed_registers(frame, callee),
+            changed=changed,
             known_so_far=known,
         )
         where = f"Frame {ref.frame} of thread {thread.label}"
@@ -110,16 +112,10 @@ class RegisterPane(LinkedPane):
         elif callee is None:
             self.title.setText(f"{where}: registers from the {thread.context_source.value}")
         else:
-            changed = len(changed_registers(frame, callee))
-            self.title.setText(f"{where}: {changed} changed from frame {ref.frame - 1} (highlighted)")
+            self.title.setText(f"{where}: {len(changed)} changed from frame {ref.frame - 1} (highlighted)")
 
     @Slot(QModelIndex)
     def _on_double_clicked(self, index: QModelIndex) -> None:
         address = index.siblingAtColumn(RegisterTableModel.COL_VALUE).data(AddressRole)
-        doc = self.session.document
-        if isinstance(address, int) and doc is not None:
-            target = doc.snapshot.describe_pointer(address)
-            if doc.snapshot.memory.region_for(address) is not None:
-                self.session.show_address(address)
-            elif target is not None and target.module_index is not None:
-                self.session.select_module(target.module_index)
+        if isinstance(address, int):
+            follow_pointer(self.session, address)

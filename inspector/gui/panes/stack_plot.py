@@ -28,10 +28,12 @@ from inspector.gui.unwind_trace import MarkKind
 REDRAW_INTERVAL_MS = 100
 
 
-def _last_frame_end(doc: object, thread: int, frames: list[StackFrame], stack_end: int | None) -> int | None:
+def _last_frame_end(
+    doc: Document | None, thread: int, frames: list[StackFrame], stack_end: int | None
+) -> int | None:
     """Where the last frame's bar ends: past the highest word its failed unwind examined (the rest of
     the stack is unknown, and drawing it all would dwarf every other frame), within the stack."""
-    if not frames or stack_end is None or not isinstance(doc, Document):
+    if not frames or stack_end is None or doc is None:
         return stack_end
     termination = doc.termination(thread)
     width = doc.snapshot.pointer_width
@@ -90,7 +92,6 @@ class StackPlotPane(QWidget):
         #: (frame index, start, end) of each bar, in drawing order
         self.extents: list[tuple[int, int, int]] = []
         self.selected_frame: int | None = None
-        self.redraws = 0
         self._thread = -1
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -168,7 +169,6 @@ class StackPlotPane(QWidget):
     def redraw(self) -> None:
         """Rebuild the bars and markers for the shown thread."""
         self._timer.stop()
-        self.redraws += 1
         doc = self.session.document
         thread = self._thread
         frames = doc.frames(thread) if doc is not None and thread >= 0 else []

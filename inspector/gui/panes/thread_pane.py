@@ -5,8 +5,6 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Slot
 from PySide6.QtWidgets import QWidget
 
-from inspector.core.minidump import basename
-from inspector.core.report.human import frame_label
 from inspector.gui.models.roles import SortRole
 from inspector.gui.models.thread_model import ThreadTableModel
 from inspector.gui.panes.linked_pane import LinkedPane
@@ -67,17 +65,7 @@ class ThreadPane(LinkedPane):
 
     @Slot(int)
     def _on_frames_added(self, thread_index: int, *_: object) -> None:
-        doc = self.session.document
-        if doc is None:
-            return
-        frames = doc.frames(thread_index)
-        top = None
-        if frames:
-            first = frames[0]
-            module = basename(first.module.code_file) if first.module is not None else None
-            name = first.inlines[0].function if first.inlines else first.function_name
-            top = frame_label(first) if name is None else f"{module}!{name}" if module else name
-        self.model.set_frame_count(thread_index, len(frames), top)
+        self.model.frames_changed(thread_index)
 
     @Slot(int)
     def _on_thread_selected(self, thread_index: int) -> None:

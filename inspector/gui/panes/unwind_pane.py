@@ -62,7 +62,6 @@ class UnwindPane(LinkedPane):
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
         self.model.set_theme(theme)
-        self._expand_defaults()
 
     # ---- what is shown ----
 
