@@ -32,7 +32,6 @@ from inspector.core.unwind import (
     Check,
     FramePointerDetail,
     FrameTrust,
-    InlineFrame,
     MemoryWord,
     Outcome,
     RuleEffect,
@@ -797,15 +796,6 @@ def frame_extents(frames: Sequence[StackFrame], stack_end: int | None) -> list[t
     return out
 
 
-def inline_display_order(frame: StackFrame) -> list[tuple[int, InlineFrame]]:
-    """The inline frames as (depth, inline), innermost first (depth 1): where the instruction is.
-
-    The same direction as the stack itself and as both reference stackwalkers' reports: reading
-    down a frame's children goes from the crash site outwards, towards the physical function.
-    """
-    return [(depth, inline) for depth, inline in enumerate(frame.inlines, start=1)]
-
-
 __all__ = [
     "Decision",
     "MarkKind",
@@ -818,7 +808,6 @@ __all__ = [
     "decisions_of",
     "describe_trust",
     "frame_extents",
-    "inline_display_order",
     "register_provenance",
     "stack_marks",
 ]
