@@ -35,7 +35,13 @@ from inspector.core.minidump.errors import (
     UnreadableFile,
     VersionMismatch,
 )
-from inspector.core.minidump.exception import ExceptionStream, crash_address, crash_reason, parse_exception
+from inspector.core.minidump.exception import (
+    EXCEPTION_CONTEXT_OFFSET,
+    ExceptionStream,
+    crash_address,
+    crash_reason,
+    parse_exception,
+)
 from inspector.core.minidump.format import (
     DIRECTORY_ENTRY_SIZE,
     HEADER_SIZE,
@@ -92,6 +98,8 @@ from inspector.core.minidump.system import (
     parse_system_info,
 )
 from inspector.core.minidump.threads import (
+    THREAD_CONTEXT_OFFSET,
+    THREAD_SIZE,
     Thread,
     ThreadInfoList,
     ThreadList,
@@ -700,17 +708,19 @@ class Minidump:
         unpack = self.source.struct("II").unpack_from
         threads = self.streams.get(StreamType.ThreadListStream)
         if threads is not None and self.source.has(threads.rva, 4):
-            count = min(self.source.u32(threads.rva), 16)
-            first = threads.rva + (8 if threads.data_size == 8 + 48 * count else 4)
-            for i in range(count):
-                at = first + 48 * i + 40
+            claimed = self.source.u32(threads.rva)
+            # the padding test needs the claimed count: the capped one misplaces every
+            # entry of a padded list of more than 16 threads by the 4 bytes of padding
+            first = threads.rva + (8 if threads.data_size == 8 + THREAD_SIZE * claimed else 4)
+            for i in range(min(claimed, 16)):
+                at = first + THREAD_SIZE * i + THREAD_CONTEXT_OFFSET
                 if self.source.has(at, 8):
                     size, rva = unpack(self._data, at)
                     if size and rva < self.size:
                         out.append((rva, size))
         exception = self.streams.get(StreamType.ExceptionStream)
-        if exception is not None and self.source.has(exception.rva + 160, 8):
-            size, rva = unpack(self._data, exception.rva + 160)
+        if exception is not None and self.source.has(exception.rva + EXCEPTION_CONTEXT_OFFSET, 8):
+            size, rva = unpack(self._data, exception.rva + EXCEPTION_CONTEXT_OFFSET)
             if size and rva < self.size:
                 out.append((rva, size))
         return out

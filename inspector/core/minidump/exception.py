@@ -13,6 +13,8 @@ from inspector.core.minidump.reader import StreamContext, context_problems
 from inspector.core.types import Cpu, Os
 
 EXCEPTION_STREAM_SIZE = 168
+#: offset of the context's (size, rva) descriptor in MINIDUMP_EXCEPTION_STREAM
+EXCEPTION_CONTEXT_OFFSET = 160
 _32_BIT_CPUS = frozenset({Cpu.X86, Cpu.ARM, Cpu.MIPS, Cpu.PPC, Cpu.SPARC})
 
 
@@ -53,7 +55,7 @@ def parse_exception(
             ctx.report(exc, rejects=False)
         else:  # read from the bytes that are there: still damage
             layout = (context.layout.value, context_size(context.layout))
-            at = ctx.offset + 160
+            at = ctx.offset + EXCEPTION_CONTEXT_OFFSET
             for damage in context_problems(
                 ctx.source, location.rva, location.data_size, layout, what="exception context", at=at
             ):

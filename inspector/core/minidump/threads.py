@@ -20,6 +20,8 @@ from inspector.core.minidump.reader import (
 )
 
 THREAD_SIZE = 48
+#: offset of the context's (size, rva) descriptor in a MINIDUMP_THREAD
+THREAD_CONTEXT_OFFSET = 40
 THREAD_NAME_SIZE = 12
 THREAD_INFO_SIZE = 64
 
