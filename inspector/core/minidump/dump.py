@@ -801,17 +801,22 @@ class Minidump:
         rust-minidump's rule: the (last) thread whose id is the requesting
         thread id, not counting the Breakpad dump-writing thread.
         """
-        wanted = self.requesting_thread_id
-        if wanted is None:
-            return None
-        skip = self.dump_thread_id
-        found = None
-        for i, thread in enumerate(self.threads):
-            if thread.thread_id == skip:
-                continue
-            if thread.thread_id == wanted:
-                found = i
-        return found
+        # cached: `thread_context` asks once per thread, and a scan per call is quadratic
+        with self._lock:
+            if "crashing_thread_index" in self._cache:
+                index = self._cache["crashing_thread_index"]
+                return index if isinstance(index, int) else None
+            found = None
+            wanted = self.requesting_thread_id
+            if wanted is not None:
+                skip = self.dump_thread_id
+                for i, thread in enumerate(self.threads):
+                    if thread.thread_id == skip:
+                        continue
+                    if thread.thread_id == wanted:
+                        found = i
+            self._cache["crashing_thread_index"] = found
+            return found
 
     @property
     def crashing_thread(self) -> Thread | None:
