@@ -87,7 +87,7 @@ def _render(state: ProcessState, *, brief: bool, trace: bool) -> str:
         key=lambda m: (m.base, m.base + m.size - 1),
     )
     for gone in unloaded:
-        out.append(f"{gone.base:#010x} - {gone.base + gone.size - 1:#010x}  {basename(gone.code_file)}")
+        out.append(f"{gone.base:#010x} - {gone.base + gone.size - 1:#010x}  {gone.filename}")
     if state.unimplemented_streams:
         out.append("")
         out.append("Unimplemented streams encountered:")
@@ -214,7 +214,7 @@ def frame_label(frame: StackFrame) -> str:
         for hit in frame.unloaded_modules:
             text += f" (unloaded {hit.name}@" + "|".join(f"{offset:#x}" for offset in hit.offsets) + ")"
         return text
-    text = basename(module.code_file)
+    text = module.filename
     symbol = frame.symbol
     function_base = frame.function_base
     if symbol is None or function_base is None:
