@@ -164,9 +164,8 @@ def _summary(state: ProcessState, out: list[str]) -> None:
     if state.mac_boot_args is not None:
         out.append(f"Mac Boot Args: {state.mac_boot_args.bootargs or ''}")
         out.append("")
-    if state.process_create_time is not None:
-        uptime = max(0, state.dump_time - state.process_create_time)
-        out.append(f"Process uptime: {uptime} seconds")
+    if state.process_uptime is not None:
+        out.append(f"Process uptime: {state.process_uptime} seconds")
     else:
         out.append("Process uptime: not available")
     out.append("")
