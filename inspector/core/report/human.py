@@ -25,6 +25,7 @@ import json
 from inspector.core.minidump import CpuContext, basename
 from inspector.core.process import ModuleEntry, ProcessState
 from inspector.core.report.trace_text import termination_lines, trace_lines
+from inspector.core.types import format_address
 from inspector.core.unwind import (
     INLINE_DESCRIPTION,
     CallStack,
@@ -137,7 +138,7 @@ def _summary(state: ProcessState, out: list[str]) -> None:
     width = system.pointer_width
     if state.crash is not None:
         out.append(f"Crash reason:  {state.crash.reason}")
-        out.append(f"Crash address: 0x{state.crash.address:0{width * 2}x}")
+        out.append(f"Crash address: {format_address(state.crash.address, width)}")
     else:
         out.append("No crash")
     if state.mac_crash_info is not None:

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable
 
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
+from inspector.core.types import format_address
 from inspector.core.unwind import CallStack, StackFrame
 
 JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
@@ -41,7 +42,7 @@ def json_document(state: ProcessState) -> dict[str, JsonValue]:
     width = state.system.pointer_width
 
     def hexa(value: int) -> str:
-        return f"0x{value:0{width * 2}x}"
+        return format_address(value, width)
 
     system = state.system
     crash = state.crash
