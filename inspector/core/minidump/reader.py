@@ -151,21 +151,6 @@ class Cursor:
         self.end = base + size
         self.pos = base
 
-    @property
-    def remaining(self) -> int:
-        return self.end - self.pos
-
-    @property
-    def consumed(self) -> int:
-        return self.pos - self.base
-
-    def seek(self, relative: int) -> None:
-        """Move to `relative` bytes from the stream start (may point past the end; reads then fail)."""
-        self.pos = self.base + relative
-
-    def skip(self, count: int) -> None:
-        self.pos += count
-
     def need(self, size: int, what: str) -> None:
         if size < 0 or self.pos + size > self.end:
             raise StreamTruncated(
