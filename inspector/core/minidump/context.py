@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from inspector.core.minidump.errors import BadData, StreamTruncated
 from inspector.core.minidump.format import ContextCpuFlag, ProcessorArchitecture, context_cpu_bits
-from inspector.core.types import Cpu, Os
+from inspector.core.types import Cpu, Os, format_address
 
 
 class ContextLayout(enum.Enum):
@@ -608,7 +608,7 @@ class CpuContext:
 
     def format_register(self, name: str) -> str:
         """`0x` + hex zero-padded to the register width, as rust-minidump prints registers."""
-        return f"0x{self.value(name):0{self.pointer_width * 2}x}"
+        return format_address(self.value(name), self.pointer_width)
 
     def fields(self) -> dict[str, FieldValue]:
         """Every field of the raw structure, by name, for the dump report (empty for built contexts)."""

@@ -35,7 +35,13 @@ from inspector.core.minidump.errors import (
     UnreadableFile,
     VersionMismatch,
 )
-from inspector.core.minidump.exception import ExceptionStream, crash_address, crash_reason, parse_exception
+from inspector.core.minidump.exception import (
+    EXCEPTION_CONTEXT_OFFSET,
+    ExceptionStream,
+    crash_address,
+    crash_reason,
+    parse_exception,
+)
 from inspector.core.minidump.format import (
     DIRECTORY_ENTRY_SIZE,
     HEADER_SIZE,
@@ -92,6 +98,8 @@ from inspector.core.minidump.system import (
     parse_system_info,
 )
 from inspector.core.minidump.threads import (
+    THREAD_CONTEXT_OFFSET,
+    THREAD_SIZE,
     Thread,
     ThreadInfoList,
     ThreadList,
@@ -700,17 +708,19 @@ class Minidump:
         unpack = self.source.struct("II").unpack_from
         threads = self.streams.get(StreamType.ThreadListStream)
         if threads is not None and self.source.has(threads.rva, 4):
-            count = min(self.source.u32(threads.rva), 16)
-            first = threads.rva + (8 if threads.data_size == 8 + 48 * count else 4)
-            for i in range(count):
-                at = first + 48 * i + 40
+            claimed = self.source.u32(threads.rva)
+            # the padding test needs the claimed count: the capped one misplaces every
+            # entry of a padded list of more than 16 threads by the 4 bytes of padding
+            first = threads.rva + (8 if threads.data_size == 8 + THREAD_SIZE * claimed else 4)
+            for i in range(min(claimed, 16)):
+                at = first + THREAD_SIZE * i + THREAD_CONTEXT_OFFSET
                 if self.source.has(at, 8):
                     size, rva = unpack(self._data, at)
                     if size and rva < self.size:
                         out.append((rva, size))
         exception = self.streams.get(StreamType.ExceptionStream)
-        if exception is not None and self.source.has(exception.rva + 160, 8):
-            size, rva = unpack(self._data, exception.rva + 160)
+        if exception is not None and self.source.has(exception.rva + EXCEPTION_CONTEXT_OFFSET, 8):
+            size, rva = unpack(self._data, exception.rva + EXCEPTION_CONTEXT_OFFSET)
             if size and rva < self.size:
                 out.append((rva, size))
         return out
@@ -791,17 +801,22 @@ class Minidump:
         rust-minidump's rule: the (last) thread whose id is the requesting
         thread id, not counting the Breakpad dump-writing thread.
         """
-        wanted = self.requesting_thread_id
-        if wanted is None:
-            return None
-        skip = self.dump_thread_id
-        found = None
-        for i, thread in enumerate(self.threads):
-            if thread.thread_id == skip:
-                continue
-            if thread.thread_id == wanted:
-                found = i
-        return found
+        # cached: `thread_context` asks once per thread, and a scan per call is quadratic
+        with self._lock:
+            if "crashing_thread_index" in self._cache:
+                index = self._cache["crashing_thread_index"]
+                return index if isinstance(index, int) else None
+            found = None
+            wanted = self.requesting_thread_id
+            if wanted is not None:
+                skip = self.dump_thread_id
+                for i, thread in enumerate(self.threads):
+                    if thread.thread_id == skip:
+                        continue
+                    if thread.thread_id == wanted:
+                        found = i
+            self._cache["crashing_thread_index"] = found
+            return found
 
     @property
     def crashing_thread(self) -> Thread | None:

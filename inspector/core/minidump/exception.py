@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from inspector.core.errors import MinidumpError
 from inspector.core.minidump import crash_codes as codes
-from inspector.core.minidump.context import CpuContext, context_size
+from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.modules import Location
-from inspector.core.minidump.reader import StreamContext, context_problems
+from inspector.core.minidump.reader import ContextReader, StreamContext, read_stream_context
 from inspector.core.types import Cpu, Os
 
 EXCEPTION_STREAM_SIZE = 168
+#: offset of the context's (size, rva) descriptor in MINIDUMP_EXCEPTION_STREAM
+EXCEPTION_CONTEXT_OFFSET = 160
 _32_BIT_CPUS = frozenset({Cpu.X86, Cpu.ARM, Cpu.MIPS, Cpu.PPC, Cpu.SPARC})
 
 
@@ -40,24 +40,13 @@ class ExceptionStream:
         return self.exception_information[: min(self.number_parameters, 15)]
 
 
-def parse_exception(
-    ctx: StreamContext, read_context: Callable[[Location, str], CpuContext] | None
-) -> ExceptionStream:
+def parse_exception(ctx: StreamContext, read_context: ContextReader | None) -> ExceptionStream:
     f = ctx.cursor().unpack("IIIIQQII15QII", "exception stream")
     location = Location(f[23], f[24])
     context = None
     if read_context is not None:
-        try:
-            context = read_context(location, "exception context")
-        except MinidumpError as exc:
-            ctx.report(exc, rejects=False)
-        else:  # read from the bytes that are there: still damage
-            layout = (context.layout.value, context_size(context.layout))
-            at = ctx.offset + 160
-            for damage in context_problems(
-                ctx.source, location.rva, location.data_size, layout, what="exception context", at=at
-            ):
-                ctx.report(damage, rejects=False)
+        at = ctx.offset + EXCEPTION_CONTEXT_OFFSET
+        context = read_stream_context(ctx, read_context, location, what="exception context", at=at)
     return ExceptionStream(f[0], f[2], f[3], f[4], f[5], f[6], tuple(f[8:23]), location, context)
 
 

@@ -210,8 +210,6 @@ VS_FFI_STRUCVERSION = 0x00010000
 
 #: Bits of `context_flags` that name the CPU (rust-minidump masks with this).
 CONTEXT_CPU_MASK = 0xFFFFFF00
-#: x86/amd64 contexts with extended XSTATE after the classic layout.
-CONTEXT_HAS_XSTATE = 0x00000040
 
 
 class ContextCpuFlag(enum.IntFlag):

@@ -166,7 +166,8 @@ def basename(path: str) -> str:
     return path[cut + 1 :] if cut >= 0 else path
 
 
-def _nul_terminated(raw: bytes) -> str:
+def nul_terminated(raw: bytes) -> str:
+    """The text before the first NUL, undecodable bytes replaced."""
     return raw.split(b"\0", 1)[0].decode("utf-8", errors="replace")
 
 
@@ -201,7 +202,7 @@ def code_id_of(codeview: CodeView | None, os: Os, time_date_stamp: int, size_of_
 
 def debug_file_of(codeview: CodeView | None, code_file: str) -> str:
     if isinstance(codeview, CodeViewPdb70 | CodeViewPdb20):
-        return _nul_terminated(codeview.pdb_file_name)
+        return nul_terminated(codeview.pdb_file_name)
     if isinstance(codeview, CodeViewElf):
         return code_file
     return ""

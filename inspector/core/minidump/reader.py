@@ -9,11 +9,22 @@ count found in the file: callers check counts against the bytes that exist
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from inspector.core.errors import MinidumpError
+from inspector.core.minidump.context import context_size
 from inspector.core.minidump.errors import BadData, BadRva, StreamProblem, StreamSizeMismatch, StreamTruncated
+
+if TYPE_CHECKING:  # modules imports this module
+    from inspector.core.minidump.context import CpuContext
+    from inspector.core.minidump.modules import Location
+
+#: Reads a context from (location, what) or raises MinidumpError; supplied by the dump.
+ContextReader = Callable[["Location", str], "CpuContext"]
+#: Contexts already read, by location: the context, or (the `what` it was read as, its error).
+ContextCache = dict["Location", "CpuContext | tuple[str, MinidumpError]"]
 
 #: Unicode White_Space: what Rust's `str::trim` removes (Python's `str.strip` also removes \x1c-\x1f).
 RUST_WHITESPACE = (
@@ -140,21 +151,6 @@ class Cursor:
         self.end = base + size
         self.pos = base
 
-    @property
-    def remaining(self) -> int:
-        return self.end - self.pos
-
-    @property
-    def consumed(self) -> int:
-        return self.pos - self.base
-
-    def seek(self, relative: int) -> None:
-        """Move to `relative` bytes from the stream start (may point past the end; reads then fail)."""
-        self.pos = self.base + relative
-
-    def skip(self, count: int) -> None:
-        self.pos += count
-
     def need(self, size: int, what: str) -> None:
         if size < 0 or self.pos + size > self.end:
             raise StreamTruncated(
@@ -248,6 +244,44 @@ def context_problems(
             )
         )
     return problems
+
+
+def read_stream_context(
+    ctx: StreamContext,
+    read_context: ContextReader,
+    location: Location,
+    *,
+    what: str,
+    at: int,
+    cache: ContextCache | None = None,
+) -> CpuContext | None:
+    """The context a thread or the exception names, its damage reported in `ctx` (None if unreadable).
+
+    `at` is the offset of the descriptor. `cache` shares one read between the descriptors that
+    name one location: a hostile list may point a million threads at one context, good or bad.
+    A cached error is reported again under this descriptor's `what` (the reader's messages
+    begin with the `what` they were given).
+    """
+    cached = cache.get(location) if cache is not None else None
+    try:
+        if isinstance(cached, tuple) and cached[1].message.startswith(cached[0]):
+            first_what, error = cached
+            raise type(error)(what + error.message[len(first_what) :], offset=error.offset)
+        context = cached if cached is not None and not isinstance(cached, tuple) else None
+        if context is None:
+            context = read_context(location, what)
+    except MinidumpError as exc:
+        if cache is not None and cached is None:
+            cache[location] = (what, exc)
+        ctx.report(exc, rejects=False)
+        return None
+    if cache is not None:
+        cache[location] = context
+    # read from the bytes that are there: still damage
+    layout = (context.layout.value, context_size(context.layout))
+    for damage in context_problems(ctx.source, location.rva, location.data_size, layout, what=what, at=at):
+        ctx.report(damage, rejects=False)
+    return context
 
 
 def read_list_header(ctx: StreamContext, entry_size: int, what: str) -> tuple[int, int]:

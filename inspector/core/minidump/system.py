@@ -205,10 +205,6 @@ class SystemInfo:
         version, build = self.os_parts
         return f"{version} {build}" if build is not None else version
 
-    @property
-    def pointer_width(self) -> int:
-        return self.cpu.pointer_width
-
 
 @dataclass(frozen=True, slots=True)
 class TimeZone:

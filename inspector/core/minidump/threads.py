@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from inspector.core.errors import MinidumpError
-from inspector.core.minidump.context import CpuContext, context_size
+from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.memory import MemoryRegion
 from inspector.core.minidump.modules import Location
 from inspector.core.minidump.reader import (
+    ContextCache,
+    ContextReader,
     StreamContext,
-    context_problems,
     location_problem,
     read_ex_list_header,
     read_list_header,
+    read_stream_context,
 )
 
 THREAD_SIZE = 48
+#: offset of the context's (size, rva) descriptor in a MINIDUMP_THREAD
+THREAD_CONTEXT_OFFSET = 40
 THREAD_NAME_SIZE = 12
 THREAD_INFO_SIZE = 64
-
-#: Reads a context from (location, what) or raises MinidumpError; supplied by the dump.
-ContextReader = Callable[[Location, str], CpuContext]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,9 +137,8 @@ def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) ->
     first, count = read_list_header(ctx, THREAD_SIZE, "thread list")
     record = source.struct("IIIIQQIIII")
     threads = []
-    # threads naming one context location share it (immutable): a hostile list may point a
-    # million threads at one context, which read once per thread is 1.2 KB a thread
-    contexts: dict[Location, CpuContext] = {}
+    # threads naming one context location share its read (an immutable context, or its error)
+    contexts: ContextCache = {}
     for i in range(count):
         offset = first + i * THREAD_SIZE
         tid, suspend, prio_class, prio, teb, stack_start, stack_size, stack_rva, ctx_size, ctx_rva = (
@@ -156,15 +155,7 @@ def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) ->
         context = None
         if read_context is not None:
             what = f"thread[{i}] (id {tid:#x}) context"
-            try:
-                context = contexts.get(ctx_loc) or read_context(ctx_loc, what)
-            except MinidumpError as exc:
-                ctx.report(exc, rejects=False)
-            else:  # read from the bytes that are there: still damage
-                layout = (context.layout.value, context_size(context.layout))
-                for damage in context_problems(source, ctx_rva, ctx_size, layout, what=what, at=offset):
-                    ctx.report(damage, rejects=False)
-                contexts[ctx_loc] = context
+            context = read_stream_context(ctx, read_context, ctx_loc, what=what, at=offset, cache=contexts)
         threads.append(
             Thread(i, tid, suspend, prio_class, prio, teb, stack_start, stack_loc, ctx_loc, stack, context)
         )

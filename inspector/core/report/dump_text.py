@@ -45,6 +45,7 @@ from inspector.core.minidump.modules import (
     CodeViewPdb70,
     CodeViewUnknown,
     DebugId,
+    nul_terminated,
 )
 from inspector.core.minidump.reader import byte_order
 from inspector.core.minidump.system import format_system_time, format_time_t, utf16_units_to_string
@@ -384,7 +385,7 @@ def _module(module: Module, out: list[str]) -> None:
             f"  (cv_record).cv_signature        = {cv.cv_signature:#x}\n"
             f"  (cv_record).signature           = {cv.guid}\n"
             f"  (cv_record).age                 = {cv.age}\n"
-            f'  (cv_record).pdb_file_name       = "{_lossy_nul(cv.pdb_file_name)}"\n'
+            f'  (cv_record).pdb_file_name       = "{nul_terminated(cv.pdb_file_name)}"\n'
         )
     elif isinstance(cv, CodeViewPdb20):
         out.append(
@@ -392,7 +393,7 @@ def _module(module: Module, out: list[str]) -> None:
             f"  (cv_record).cv_header.offset    = {cv.cv_offset:#x}\n"
             f"  (cv_record).signature           = {cv.signature:#x} {format_time_t(cv.signature)}\n"
             f"  (cv_record).age                 = {cv.age}\n"
-            f'  (cv_record).pdb_file_name       = "{_lossy_nul(cv.pdb_file_name)}"\n'
+            f'  (cv_record).pdb_file_name       = "{nul_terminated(cv.pdb_file_name)}"\n'
         )
     elif isinstance(cv, CodeViewElf):
         out.append(
@@ -410,10 +411,6 @@ def _module(module: Module, out: list[str]) -> None:
         f'  (debug_identifier)              = "{module.debug_identifier or DebugId.nil()}"\n'
         f'  (version)                       = "{version}"\n\n'
     )
-
-
-def _lossy_nul(raw: bytes) -> str:
-    return raw.split(b"\0", 1)[0].decode("utf-8", errors="replace")
 
 
 def _unloaded_modules(modules: UnloadedModuleList, out: list[str]) -> None:

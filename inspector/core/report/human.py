@@ -25,6 +25,7 @@ import json
 from inspector.core.minidump import CpuContext, basename
 from inspector.core.process import ModuleEntry, ProcessState
 from inspector.core.report.trace_text import termination_lines, trace_lines
+from inspector.core.types import format_address
 from inspector.core.unwind import (
     INLINE_DESCRIPTION,
     CallStack,
@@ -87,7 +88,7 @@ def _render(state: ProcessState, *, brief: bool, trace: bool) -> str:
         key=lambda m: (m.base, m.base + m.size - 1),
     )
     for gone in unloaded:
-        out.append(f"{gone.base:#010x} - {gone.base + gone.size - 1:#010x}  {basename(gone.code_file)}")
+        out.append(f"{gone.base:#010x} - {gone.base + gone.size - 1:#010x}  {gone.filename}")
     if state.unimplemented_streams:
         out.append("")
         out.append("Unimplemented streams encountered:")
@@ -137,7 +138,7 @@ def _summary(state: ProcessState, out: list[str]) -> None:
     width = system.pointer_width
     if state.crash is not None:
         out.append(f"Crash reason:  {state.crash.reason}")
-        out.append(f"Crash address: 0x{state.crash.address:0{width * 2}x}")
+        out.append(f"Crash address: {format_address(state.crash.address, width)}")
     else:
         out.append("No crash")
     if state.mac_crash_info is not None:
@@ -164,9 +165,8 @@ def _summary(state: ProcessState, out: list[str]) -> None:
     if state.mac_boot_args is not None:
         out.append(f"Mac Boot Args: {state.mac_boot_args.bootargs or ''}")
         out.append("")
-    if state.process_create_time is not None:
-        uptime = max(0, state.dump_time - state.process_create_time)
-        out.append(f"Process uptime: {uptime} seconds")
+    if state.process_uptime is not None:
+        out.append(f"Process uptime: {state.process_uptime} seconds")
     else:
         out.append("Process uptime: not available")
     out.append("")
@@ -226,7 +226,7 @@ def frame_label(frame: StackFrame) -> str:
         for hit in frame.unloaded_modules:
             text += f" (unloaded {hit.name}@" + "|".join(f"{offset:#x}" for offset in hit.offsets) + ")"
         return text
-    text = basename(module.code_file)
+    text = module.filename
     symbol = frame.symbol
     function_base = frame.function_base
     if symbol is None or function_base is None:

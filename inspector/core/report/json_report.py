@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from inspector.core.minidump import basename
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
+from inspector.core.types import format_address
 from inspector.core.unwind import CallStack, StackFrame
 
 JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
@@ -42,7 +42,7 @@ def json_document(state: ProcessState) -> dict[str, JsonValue]:
     width = state.system.pointer_width
 
     def hexa(value: int) -> str:
-        return f"0x{value:0{width * 2}x}"
+        return format_address(value, width)
 
     system = state.system
     crash = state.crash
@@ -166,7 +166,7 @@ def _frame(frame: StackFrame, hexa: _Hex) -> dict[str, JsonValue]:
     function_base = frame.function_base
     out: dict[str, JsonValue] = {
         "frame": frame.index,
-        "module": None if module is None else basename(module.code_file),
+        "module": None if module is None else module.filename,
         "function": None if symbol is None else symbol.function_name,
         "file": None if symbol is None else symbol.source_file,
         "line": None if symbol is None else symbol.source_line,
@@ -199,7 +199,7 @@ def _module(entry: ModuleEntry, hexa: _Hex) -> dict[str, JsonValue]:
     symbols = entry.symbols
     return {
         "base_addr": hexa(module.base),
-        "debug_file": basename(module.debug_file),
+        "debug_file": module.debug_file_name,
         "debug_id": module.debug_id or NIL_DEBUG_ID,
         "end_addr": hexa(module.base + module.size),
         "filename": module.filename,

@@ -19,7 +19,6 @@ differ for some signals; ours are rust-minidump's.
 
 from __future__ import annotations
 
-from inspector.core.minidump import basename
 from inspector.core.process import ProcessState
 from inspector.core.unwind import CallStack, CallStackInfo, StackFrame
 
@@ -60,7 +59,7 @@ def render_machine(state: ProcessState) -> str:
                     "Module",
                     _clean(module.filename),
                     _clean(module.version or ""),
-                    _clean(basename(module.debug_file)),
+                    _clean(module.debug_file_name),
                     _clean(module.debug_id),
                     f"0x{module.base:08x}",
                     f"0x{module.base + module.size - 1:08x}",

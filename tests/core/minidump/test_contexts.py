@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 
 from inspector.core.minidump import ContextLayout, CpuContext, Minidump, StreamType, print_order
@@ -197,6 +199,24 @@ def test_without_system_info_the_cpu_comes_from_the_context_flags() -> None:
     assert context is not None and context.cpu is Cpu.AMD64 and context.instruction_pointer == 0x401000
     assert dump.cpu is Cpu.AMD64 and dump.os is Os.UNKNOWN
     assert "the CPU (amd64) is taken from the flags of 1 thread context(s)" in dump.problems[0].message
+
+
+@pytest.mark.parametrize("count", [1, 16, 17, 20])
+def test_without_system_info_a_padded_thread_list_of_any_length_names_the_cpu(count: int) -> None:
+    """A padded list (4 bytes after the count) is recognised from its claimed count, not the 16 read."""
+    synth = SynthMinidump(cpu=Cpu.AMD64, system_info=False)
+    for tid in range(1, count + 1):
+        synth.add_thread(tid, context=SynthContext.amd64(rip=0x401000))
+    data = bytearray(synth.finish())
+    rva, size = synth.stream_locations[StreamType.ThreadListStream]
+    # move the list to the end of the file with padding after the count and point the directory at it
+    padded = bytes(data[rva : rva + 4]) + bytes(4) + bytes(data[rva + 4 : rva + size])
+    data[32 + 4 : 32 + 12] = struct.pack("<II", len(padded), len(data))
+    data += padded
+    dump = Minidump.from_bytes(bytes(data))
+    assert len(dump.threads) == count
+    assert dump.guessed_architecture is not None and dump.cpu is Cpu.AMD64
+    assert f"taken from the flags of {min(count, 16)} thread context(s)" in dump.problems[-1].message
 
 
 def test_without_system_info_contexts_naming_no_cpu_cannot_be_read() -> None:

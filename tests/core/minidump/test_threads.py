@@ -199,3 +199,19 @@ def test_last_error_value_is_read_from_the_teb_like_rust_minidump() -> None:
     x86.add_memory(Section(start=0x1000).append_repeated(0, 13 * 4).d32(87))
     dump32 = x86.to_minidump()
     assert dump32.last_error_value(dump32.threads[0]) == 87
+
+
+def test_threads_sharing_one_bad_context_each_report_it_under_their_own_name() -> None:
+    """The failed read is shared (cached by location) but every thread still reports its damage."""
+    bad = SynthContext.x86(eip=1).to_bytes()  # one object: the builder places it once
+    synth = SynthMinidump(cpu=Cpu.AMD64)
+    for tid in (1, 2, 3):
+        synth.add_thread(tid, context=bad)
+    dump = synth.to_minidump()
+    assert [t.context for t in dump.threads] == [None, None, None]
+    assert len({t.context_location for t in dump.threads}) == 1
+    messages = [p.message for p in dump.problems]
+    assert len(messages) == 3
+    for i, tid in enumerate((1, 2, 3)):
+        assert messages[i].startswith(f"thread[{i}] (id {tid:#x}) context: ")
+    assert messages[0].split(": ", 1)[1] == messages[2].split(": ", 1)[1]
