@@ -45,7 +45,7 @@ import numpy.typing as npt
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.symbols import line_parser
 from inspector.core.symbols.index_format import Section, SymbolIdentity, pack_image, summary_json
-from inspector.core.symbols.records import DamageKind
+from inspector.core.symbols.records import MAX_EXAMPLES_PER_KIND, DamageKind
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -54,7 +54,6 @@ Mask = npt.NDArray[np.bool_]
 _T = TypeVar("_T")
 
 CHUNK_BYTES = 1 << 21
-MAX_EXAMPLES_PER_KIND = 3
 MAX_INFO_LINES = 64
 #: A record line closer than this to the end of the file is parsed by the scalar grammar,
 #: so that the 8-byte loads of the vectorised parser never run past the buffer.

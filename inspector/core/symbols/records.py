@@ -187,6 +187,10 @@ class StackWinRecord:
     allocates_base_pointer: bool
 
 
+#: Damaged lines kept as examples in a `DamageReport`, per kind (the rest are only counted).
+MAX_EXAMPLES_PER_KIND = 3
+
+
 class DamageKind(enum.Enum):
     """Why a line was counted as damaged (the value is the label shown to people)."""
 

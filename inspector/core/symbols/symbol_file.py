@@ -57,6 +57,7 @@ from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.index_format import IndexImage, Section, SymbolIdentity
 from inspector.core.symbols.postfix import compose_cfi_rules
 from inspector.core.symbols.records import (
+    MAX_EXAMPLES_PER_KIND,
     CfiLookup,
     CfiRow,
     DamagedLine,
@@ -249,6 +250,9 @@ class SymbolFile:
         self._counts = image.counts()
         self._lazy_counts: dict[DamageKind, int] = {}
         self._lazy_examples: list[DamagedLine] = []
+        #: offsets of the blocks whose damaged sub-lines are in `_lazy_counts` (a block is parsed
+        #: again after `check_all` or an eviction from the block cache: count it only once)
+        self._lazy_counted: set[int] = set()
         #: (offset, 1-based line number) of lines counted before, sorted by offset
         self._line_marks: list[tuple[int, int]] = [(0, 1)]
         self._functions: dict[int, _FunctionBlock] = {}
@@ -518,7 +522,7 @@ class SymbolFile:
             lines.append(parsed)
         block = _FunctionBlock(lines, inlinees)
         if damaged:
-            self._note_lazy_damage(start, raw, damaged)
+            self._note_lazy_damage(start, damaged)
         if keep:
             self._remember(self._functions, i, block)
         return block
@@ -546,7 +550,7 @@ class SymbolFile:
             rows.append(parsed)
         block = _CfiBlock(CfiRow(init[0], init[2]), init[1], rows)
         if damaged:
-            self._note_lazy_damage(start, raw, damaged)
+            self._note_lazy_damage(start, damaged)
         if keep:
             self._remember(self._cfi, i, block)
         return block
@@ -557,20 +561,19 @@ class SymbolFile:
                 del cache[next(iter(cache))]
         cache[key] = value
 
-    def _note_lazy_damage(
-        self, block_offset: int, raw: bytes, damaged: list[tuple[int, DamageKind, str]]
-    ) -> None:
+    def _note_lazy_damage(self, block_offset: int, damaged: list[tuple[int, DamageKind, str]]) -> None:
+        with self._lock:
+            if block_offset in self._lazy_counted:
+                return  # this block was parsed before (and evicted, or not kept)
         first_line = self._line_number(block_offset)
         with self._lock:
-            seen = {(d.line_number, d.kind) for d in self._lazy_examples}
+            if block_offset in self._lazy_counted:
+                return  # another thread parsed it meanwhile
+            self._lazy_counted.add(block_offset)
             for k, kind, reason in damaged:
-                number = first_line + k
-                if (number, kind) in seen:
-                    continue  # this block was parsed before (and evicted)
                 self._lazy_counts[kind] = self._lazy_counts.get(kind, 0) + 1
-                if sum(1 for d in self._lazy_examples if d.kind is kind) < 3:
-                    self._lazy_examples.append(DamagedLine(number, kind, reason))
-                seen.add((number, kind))
+                if sum(1 for d in self._lazy_examples if d.kind is kind) < MAX_EXAMPLES_PER_KIND:
+                    self._lazy_examples.append(DamagedLine(first_line + k, kind, reason))
 
     def _line_number(self, offset: int) -> int:
         """1-based line number of the line starting at `offset` (counts newlines; only for reports).
