@@ -58,21 +58,33 @@ def replace_or_add_extension(filename: str, match: str, new: str) -> str:
     return ".".join(parts)
 
 
-def debug_id_path(module: ModuleIdentity) -> str | None:
-    """`<debug file leaf>/<debug id>/<name>.sym`, or None without a debug id or any file name."""
+def debug_id_components(module: ModuleIdentity) -> tuple[str, str, str] | None:
+    """(debug file leaf, debug id, name.sym), or None without a debug id or any file name."""
     debug_file = module.debug_file or module.code_file
     if not module.debug_id or not debug_file:
         return None
     leaf = leafname(debug_file)
-    return f"{leaf}/{module.debug_id}/{replace_or_add_extension(leaf, 'pdb', 'sym')}"
+    return leaf, module.debug_id, replace_or_add_extension(leaf, "pdb", "sym")
+
+
+def code_id_components(module: ModuleIdentity) -> tuple[str, str, str] | None:
+    """(code file leaf, CODE ID, name.sym), or None without a code file or code id."""
+    if not module.code_file or not module.code_id:
+        return None
+    leaf = leafname(module.code_file)
+    return leaf, module.code_id.upper(), replace_or_add_extension(leaf, "dll", "sym")
+
+
+def debug_id_path(module: ModuleIdentity) -> str | None:
+    """`<debug file leaf>/<debug id>/<name>.sym`, or None without a debug id or any file name."""
+    components = debug_id_components(module)
+    return None if components is None else "/".join(components)
 
 
 def code_id_path(module: ModuleIdentity) -> str | None:
     """`<code file leaf>/<CODE ID>/<name>.sym`, or None without a code file or code id."""
-    if not module.code_file or not module.code_id:
-        return None
-    leaf = leafname(module.code_file)
-    return f"{leaf}/{module.code_id.upper()}/{replace_or_add_extension(leaf, 'dll', 'sym')}"
+    components = code_id_components(module)
+    return None if components is None else "/".join(components)
 
 
 @dataclass(frozen=True, slots=True)
