@@ -25,6 +25,7 @@ go, for progress displays; `close()` stops what is still running.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -166,8 +167,8 @@ class ServerSymbolSupplier(SymbolSupplier):
             return self._await(queued, tried, cancel)
         for lookup in lookups:
             cached = self.download_cache.find(lookup)
-            if lookup.unsafe_reason is None:
-                tried.append(str(self.download_cache.root.joinpath(*lookup.components)))
+            with contextlib.suppress(UnsafePath):  # an unsafe name was never looked for
+                tried.append(str(self.download_cache.path_for(lookup)))
             if cached is not None:
                 return Located(cached, tuple(tried), "download cache", DownloadStatus(DownloadState.CACHED))
         if not lookups:
