@@ -13,6 +13,8 @@ does not have it) or FAILED (with a reason for people). It handles:
 * redirects: followed by hand, at most `max_redirects`, only to http/https;
   the bearer token goes only to the server's own origin (scheme, host, port),
   so a redirect to a storage bucket on another host does not receive it;
+* `user:password@` in the server URL: sent as Basic authentication (when there
+  is no bearer token), to the server's own origin only, like the token;
 * `Content-Encoding: gzip` (asked for, decoded while streaming);
 * a size cap (`max_bytes`, on the decoded body: a gzip bomb stops there too);
 * cancellation, checked between chunks and during backoff.
@@ -56,9 +58,22 @@ class SymbolServer:
     url: str
     token: str | None = field(default=None, repr=False)
 
+    def __repr__(self) -> str:
+        # the URL may hold user:password@
+        return f"SymbolServer(url={redacted(self.url)!r})"
+
     @property
     def origin(self) -> tuple[str, str, int]:
         return url_origin(self.url)
+
+    @property
+    def credentials(self) -> str | None:
+        """`user:password` from the URL (percent-decoded), or None when it names no user."""
+        parts = urllib.parse.urlsplit(self.url)
+        if parts.username is None:
+            return None
+        password = urllib.parse.unquote(parts.password or "")
+        return f"{urllib.parse.unquote(parts.username)}:{password}"
 
     def problem(self) -> str | None:
         """Why this URL cannot be used as a symbol server, or None."""
@@ -234,13 +249,18 @@ class HttpFetcher:
         policy = self.policy
         current = url
         origin = server.origin
+        credentials = server.credentials
         for _hop in range(policy.max_redirects + 1):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Final(f"timed out after {policy.total_timeout:g} s")
             headers = dict(self._headers)
-            if server.token and url_origin(current) == origin:
-                headers["Authorization"] = f"Bearer {server.token}"
+            if url_origin(current) == origin:
+                # urllib3 ignores user:password@ in a URL: send it as Basic auth ourselves
+                if server.token:
+                    headers["Authorization"] = f"Bearer {server.token}"
+                elif credentials is not None:
+                    headers["Authorization"] = u3.util.make_headers(basic_auth=credentials)["authorization"]
             timeout = u3.Timeout(
                 connect=min(policy.connect_timeout, remaining), read=min(policy.read_timeout, remaining)
             )
