@@ -164,10 +164,8 @@ class FetchOutcome(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class FetchResult:
     outcome: FetchOutcome
-    url: str  # the URL the body came from (after redirects), or the one asked for
     reason: str | None = None
     size: int = 0
-    attempts: int = 1
 
 
 class _Retryable(Exception):
@@ -211,29 +209,25 @@ class HttpFetcher:
             sink.seek(0)
             sink.truncate()
             try:
-                found_at, size = self._attempt(
-                    url, server, sink, cancel=cancel, deadline=deadline, progress=progress
-                )
+                size = self._attempt(url, server, sink, cancel=cancel, deadline=deadline, progress=progress)
             except _NotFound as nf:
-                return FetchResult(FetchOutcome.NOT_FOUND, nf.url, nf.reason, attempts=attempt)
+                return FetchResult(FetchOutcome.NOT_FOUND, nf.reason)
             except _Final as exc:
-                return FetchResult(FetchOutcome.FAILED, redacted(url), str(exc), attempts=attempt)
+                return FetchResult(FetchOutcome.FAILED, str(exc))
             except _Retryable as exc:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     reason = f"{exc} (gave up after {policy.total_timeout:g} s)"
-                    return FetchResult(FetchOutcome.FAILED, redacted(url), reason, attempts=attempt)
+                    return FetchResult(FetchOutcome.FAILED, reason)
                 if attempt > policy.retries:
                     tries = f"{attempt} attempt{'s' if attempt != 1 else ''}"
-                    return FetchResult(
-                        FetchOutcome.FAILED, redacted(url), f"{exc} ({tries})", attempts=attempt
-                    )
+                    return FetchResult(FetchOutcome.FAILED, f"{exc} ({tries})")
                 delay = min(policy.max_backoff, policy.backoff * 2 ** (attempt - 1), remaining)
                 log.info("%s: %s; retrying in %.2f s", redacted(url), exc, delay)
                 if cancel.wait(delay):
                     cancel.check()
                 continue
-            return FetchResult(FetchOutcome.FOUND, found_at, size=size, attempts=attempt)
+            return FetchResult(FetchOutcome.FOUND, size=size)
 
     def _attempt(
         self,
@@ -244,7 +238,8 @@ class HttpFetcher:
         cancel: CancelToken,
         deadline: float,
         progress: _ProgressCallback | None,
-    ) -> tuple[str, int]:
+    ) -> int:
+        """Bytes written to `sink` (the body of the answer, after any redirects)."""
         u3 = self._urllib3
         policy = self.policy
         current = url
@@ -293,14 +288,14 @@ class HttpFetcher:
                     current = target
                     continue
                 if status in (404, 410):
-                    raise _NotFound(redacted(current), f"HTTP {status}")
+                    raise _NotFound(f"HTTP {status}")
                 if status >= 500 or status == 429:
                     raise _Retryable(f"HTTP {status} {response.reason or ''}".rstrip())
                 if status != 200:
                     raise _Final(f"HTTP {status} {response.reason or ''}".rstrip())
                 size = self._stream(response, sink, cancel, deadline, progress)
                 complete = True
-                return redacted(current), size
+                return size
             finally:
                 if complete:
                     response.release_conn()
@@ -346,9 +341,8 @@ class HttpFetcher:
 
 
 class _NotFound(Exception):
-    def __init__(self, url: str, reason: str) -> None:
+    def __init__(self, reason: str) -> None:
         super().__init__(reason)
-        self.url = url
         self.reason = reason
 
 

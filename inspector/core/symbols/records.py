@@ -198,7 +198,6 @@ class DamageKind(enum.Enum):
     NO_MODULE_LINE = "first line is not MODULE"
     MODULE_NOT_FIRST = "MODULE line after the first line"
     BAD_MODULE = "malformed MODULE"
-    BAD_INFO = "malformed INFO"
     BAD_FILE = "malformed FILE"
     BAD_INLINE_ORIGIN = "malformed INLINE_ORIGIN"
     BAD_FUNC = "malformed FUNC"

@@ -19,8 +19,8 @@ stack words point into, crashing thread first) and the pool fetches them in the
 background while the walk goes on. When the walk asks for a module, its
 download jumps the queue (or is joined if it is already running); the walk
 waits only for that one. At most `parallel` downloads run at once, whoever
-asked. Statuses (`download_statuses`, `download_counts`) change as downloads
-go, for progress displays; `close()` stops what is still running.
+asked. Statuses (`download_statuses`) change as downloads go, for progress
+displays; `close()` stops what is still running.
 """
 
 from __future__ import annotations

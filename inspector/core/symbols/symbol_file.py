@@ -42,7 +42,6 @@ import mmap
 import os
 import stat
 import threading
-import time
 from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -232,7 +231,6 @@ class SymbolFile:
         *,
         cache: IndexCache | None,
         index_source: str,
-        index_seconds: float,
     ) -> None:
         self.path = path
         self._file = file
@@ -244,8 +242,6 @@ class SymbolFile:
         self._index = _Index(image)
         #: "cache" (a valid cached index was used) or "built" (indexed now; "+stored" when cached)
         self.index_source = index_source
-        #: seconds spent getting the index (cache load with validation, or the indexing pass)
-        self.index_seconds = index_seconds
         self._base_damage = image.damage()
         self._counts = image.counts()
         self._lazy_counts: dict[DamageKind, int] = {}
@@ -278,7 +274,6 @@ class SymbolFile:
         only the index pages they touch count towards the process's memory.
         """
         path = Path(path)
-        started = time.perf_counter()
         try:
             mode = path.stat().st_mode
         except OSError:
@@ -315,7 +310,6 @@ class SymbolFile:
             image,
             cache=cache,
             index_source=source,
-            index_seconds=time.perf_counter() - started,
         )
 
     def close(self) -> None:
@@ -408,12 +402,6 @@ class SymbolFile:
 
     def find_stack_win(self, address: int) -> StackWinRecord | None:
         return self._guarded(lambda: self._find_stack_win(address))
-
-    def file_name(self, file_id: int) -> str | None:
-        return self._guarded(lambda: self._file_name(file_id))
-
-    def inline_origin_name(self, origin_id: int) -> str | None:
-        return self._guarded(lambda: self._origin_name(origin_id))
 
     # ---- implementation --------------------------------------------------------------
 
