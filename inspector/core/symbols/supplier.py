@@ -34,14 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.core.cancel import NEVER, CancelToken
-from inspector.core.symbols import line_parser
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.records import DamageReport, DownloadStatus
-from inspector.core.symbols.symbol_file import SymbolFile
+from inspector.core.symbols.symbol_file import MAX_MODULE_LINE, SymbolFile, parse_module_line
 from inspector.core.types import ModuleIdentity
-
-MAX_MODULE_LINE = 4096
 
 
 def leafname(path: str) -> str:
@@ -262,8 +259,8 @@ def _read_module_line(path: Path) -> tuple[str, str] | None:
             first = f.read(MAX_MODULE_LINE).split(b"\n", 1)[0]
     except OSError:
         return None
-    parsed = line_parser.parse_module(first.rstrip(b"\r"))
-    return None if isinstance(parsed, str) else (parsed.debug_id, parsed.debug_file)
+    module = parse_module_line(first)
+    return None if module is None else (module.debug_id, module.debug_file)
 
 
 def _check_path(path: Path) -> PathProblem | None:

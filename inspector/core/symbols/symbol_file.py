@@ -81,6 +81,7 @@ _T = TypeVar("_T")
 
 #: Parsed FUNC / CFI blocks kept per file (a stackwalk touches a few dozen).
 BLOCK_CACHE_SIZE = 512
+#: Bytes read for the MODULE line (here and by the supplier matching a single `.sym` path).
 MAX_MODULE_LINE = 4096
 U64_MAX = 0xFFFF_FFFF_FFFF_FFFF
 
@@ -210,6 +211,15 @@ class _Index:
         self.info_off = a(Section.INFO_OFFSET)
 
 
+def parse_module_line(line: bytes) -> ModuleRecord | None:
+    """The MODULE record in a `.sym` file's first line (without its newline), or None."""
+    line = line.rstrip(b"\r")
+    if not line.startswith(b"MODULE"):
+        return None
+    parsed = line_parser.parse_module(line)
+    return None if isinstance(parsed, str) else parsed
+
+
 def _covering(starts: Sequence[int], ends: Sequence[int], address: int) -> int:
     """Index of the range holding `address` in sorted non-overlapping [start, end) ranges, or -1."""
     i = bisect_right(starts, address) - 1
@@ -255,7 +265,7 @@ class SymbolFile:
         self._cfi: dict[int, _CfiBlock] = {}
         self._files: dict[int, str | None] = {}
         self._origins: dict[int, str | None] = {}
-        self.module = self._read_module()
+        self.module = parse_module_line(identity.module_line)
         self.info = self._read_info()
 
     # ---- opening --------------------------------------------------------------
@@ -355,13 +365,6 @@ class SymbolFile:
         for i in range(len(ix.c_start)):
             self._cfi_block(i, keep=False)
         return self.damage
-
-    def _read_module(self) -> ModuleRecord | None:
-        first = self._identity.module_line.rstrip(b"\r")
-        if not first.startswith(b"MODULE"):
-            return None
-        parsed = line_parser.parse_module(first)
-        return None if isinstance(parsed, str) else parsed
 
     def _read_info(self) -> SymbolInfo:
         values: dict[str, str] = {}
