@@ -718,25 +718,48 @@ class SymbolFile:
         return None
 
     def _file_name(self, file_id: int) -> str | None:
-        if file_id in self._files:
-            return self._files[file_id]
         ix = self._index
-        i = bisect_right(ix.file_id, file_id) - 1
-        name = None
-        if i >= 0 and ix.file_id[i] == file_id:
-            name = self._record(ix.file_off[i], line_parser.parse_file)[1]
-        self._files[file_id] = name
-        return name
+        return self._name(
+            file_id,
+            self._files,
+            ix.file_id,
+            ix.file_off,
+            parse=line_parser.parse_file,
+            name_of=lambda f: f[1],
+        )
 
     def _origin_name(self, origin_id: int) -> str | None:
-        if origin_id in self._origins:
-            return self._origins[origin_id]
         ix = self._index
-        i = bisect_right(ix.origin_id, origin_id) - 1
+        return self._name(
+            origin_id,
+            self._origins,
+            ix.origin_id,
+            ix.origin_off,
+            parse=line_parser.parse_inline_origin,
+            name_of=lambda o: o.name,
+        )
+
+    def _name(
+        self,
+        wanted: int,
+        names: dict[int, str | None],
+        ids: Sequence[int],
+        offsets: Sequence[int],
+        *,
+        parse: Callable[[bytes], _T | str],
+        name_of: Callable[[_T], str],
+    ) -> str | None:
+        """The name in the FILE / INLINE_ORIGIN record numbered `wanted` (None: there is none).
+
+        `ids` are the sorted record numbers, `offsets` their lines; `names` remembers the answers.
+        """
+        if wanted in names:
+            return names[wanted]
+        i = bisect_right(ids, wanted) - 1
         name = None
-        if i >= 0 and ix.origin_id[i] == origin_id:
-            name = self._record(ix.origin_off[i], line_parser.parse_inline_origin).name
-        self._origins[origin_id] = name
+        if i >= 0 and ids[i] == wanted:
+            name = name_of(self._record(offsets[i], parse))
+        names[wanted] = name
         return name
 
 
