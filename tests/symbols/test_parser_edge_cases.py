@@ -14,7 +14,9 @@ from inspector.core.symbols import (
     StackWinType,
     SymbolFile,
     index_build,
+    symbol_file,
 )
+from inspector.core.symbols.records import MAX_EXAMPLES_PER_KIND
 from tests.synth.sym import Inline, SymBuilder
 
 OpenSym = Callable[..., SymbolFile]
@@ -372,6 +374,26 @@ def test_damaged_line_record_is_counted_when_its_function_is_first_parsed(open_s
     assert sf.damage.examples[0].line_number == 4
     sf.find_line(0x10)
     assert sf.check_all().counts == {DamageKind.BAD_LINE: 1}  # counted once
+
+
+def test_damaged_sub_lines_past_the_examples_are_counted_once(
+    open_sym: OpenSym, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # more damaged lines than the report keeps as examples, in a block parsed again and again:
+    # by check_all (which does not keep blocks) and after evictions from the block cache
+    monkeypatch.setattr(symbol_file, "BLOCK_CACHE_SIZE", 1)
+    builder = SymBuilder().func(0x10, 0x10, "f", lines=[(0x10, 4, 1, 0)])
+    for i in range(5):
+        builder.raw(f"{0x14 + i:x} zz 2 0")
+    builder.func(0x100, 0x10, "g", lines=[(0x100, 4, 1, 0)]).raw("104 zz 2 0")
+    sf = open_sym(builder.text())
+    expected = {DamageKind.BAD_LINE: 6}
+    assert sf.check_all().counts == expected
+    assert sf.check_all().counts == expected
+    for _ in range(3):
+        assert sf.find_line(0x10) is not None and sf.find_line(0x100) is not None  # evict each other
+    assert sf.damage.counts == expected
+    assert len(sf.damage.examples) == MAX_EXAMPLES_PER_KIND
 
 
 def test_first_line_not_module_still_loads_the_records(open_sym: OpenSym) -> None:

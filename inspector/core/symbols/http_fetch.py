@@ -13,6 +13,8 @@ does not have it) or FAILED (with a reason for people). It handles:
 * redirects: followed by hand, at most `max_redirects`, only to http/https;
   the bearer token goes only to the server's own origin (scheme, host, port),
   so a redirect to a storage bucket on another host does not receive it;
+* `user:password@` in the server URL: sent as Basic authentication (when there
+  is no bearer token), to the server's own origin only, like the token;
 * `Content-Encoding: gzip` (asked for, decoded while streaming);
 * a size cap (`max_bytes`, on the decoded body: a gzip bomb stops there too);
 * cancellation, checked between chunks and during backoff.
@@ -56,9 +58,22 @@ class SymbolServer:
     url: str
     token: str | None = field(default=None, repr=False)
 
+    def __repr__(self) -> str:
+        # the URL may hold user:password@
+        return f"SymbolServer(url={redacted(self.url)!r})"
+
     @property
     def origin(self) -> tuple[str, str, int]:
         return url_origin(self.url)
+
+    @property
+    def credentials(self) -> str | None:
+        """`user:password` from the URL (percent-decoded), or None when it names no user."""
+        parts = urllib.parse.urlsplit(self.url)
+        if parts.username is None:
+            return None
+        password = urllib.parse.unquote(parts.password or "")
+        return f"{urllib.parse.unquote(parts.username)}:{password}"
 
     def problem(self) -> str | None:
         """Why this URL cannot be used as a symbol server, or None."""
@@ -149,10 +164,8 @@ class FetchOutcome(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class FetchResult:
     outcome: FetchOutcome
-    url: str  # the URL the body came from (after redirects), or the one asked for
     reason: str | None = None
     size: int = 0
-    attempts: int = 1
 
 
 class _Retryable(Exception):
@@ -196,29 +209,25 @@ class HttpFetcher:
             sink.seek(0)
             sink.truncate()
             try:
-                found_at, size = self._attempt(
-                    url, server, sink, cancel=cancel, deadline=deadline, progress=progress
-                )
+                size = self._attempt(url, server, sink, cancel=cancel, deadline=deadline, progress=progress)
             except _NotFound as nf:
-                return FetchResult(FetchOutcome.NOT_FOUND, nf.url, nf.reason, attempts=attempt)
+                return FetchResult(FetchOutcome.NOT_FOUND, nf.reason)
             except _Final as exc:
-                return FetchResult(FetchOutcome.FAILED, redacted(url), str(exc), attempts=attempt)
+                return FetchResult(FetchOutcome.FAILED, str(exc))
             except _Retryable as exc:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     reason = f"{exc} (gave up after {policy.total_timeout:g} s)"
-                    return FetchResult(FetchOutcome.FAILED, redacted(url), reason, attempts=attempt)
+                    return FetchResult(FetchOutcome.FAILED, reason)
                 if attempt > policy.retries:
                     tries = f"{attempt} attempt{'s' if attempt != 1 else ''}"
-                    return FetchResult(
-                        FetchOutcome.FAILED, redacted(url), f"{exc} ({tries})", attempts=attempt
-                    )
+                    return FetchResult(FetchOutcome.FAILED, f"{exc} ({tries})")
                 delay = min(policy.max_backoff, policy.backoff * 2 ** (attempt - 1), remaining)
                 log.info("%s: %s; retrying in %.2f s", redacted(url), exc, delay)
                 if cancel.wait(delay):
                     cancel.check()
                 continue
-            return FetchResult(FetchOutcome.FOUND, found_at, size=size, attempts=attempt)
+            return FetchResult(FetchOutcome.FOUND, size=size)
 
     def _attempt(
         self,
@@ -229,18 +238,24 @@ class HttpFetcher:
         cancel: CancelToken,
         deadline: float,
         progress: _ProgressCallback | None,
-    ) -> tuple[str, int]:
+    ) -> int:
+        """Bytes written to `sink` (the body of the answer, after any redirects)."""
         u3 = self._urllib3
         policy = self.policy
         current = url
         origin = server.origin
+        credentials = server.credentials
         for _hop in range(policy.max_redirects + 1):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Final(f"timed out after {policy.total_timeout:g} s")
             headers = dict(self._headers)
-            if server.token and url_origin(current) == origin:
-                headers["Authorization"] = f"Bearer {server.token}"
+            if url_origin(current) == origin:
+                # urllib3 ignores user:password@ in a URL: send it as Basic auth ourselves
+                if server.token:
+                    headers["Authorization"] = f"Bearer {server.token}"
+                elif credentials is not None:
+                    headers["Authorization"] = u3.util.make_headers(basic_auth=credentials)["authorization"]
             timeout = u3.Timeout(
                 connect=min(policy.connect_timeout, remaining), read=min(policy.read_timeout, remaining)
             )
@@ -273,14 +288,14 @@ class HttpFetcher:
                     current = target
                     continue
                 if status in (404, 410):
-                    raise _NotFound(redacted(current), f"HTTP {status}")
+                    raise _NotFound(f"HTTP {status}")
                 if status >= 500 or status == 429:
                     raise _Retryable(f"HTTP {status} {response.reason or ''}".rstrip())
                 if status != 200:
                     raise _Final(f"HTTP {status} {response.reason or ''}".rstrip())
                 size = self._stream(response, sink, cancel, deadline, progress)
                 complete = True
-                return redacted(current), size
+                return size
             finally:
                 if complete:
                     response.release_conn()
@@ -326,9 +341,8 @@ class HttpFetcher:
 
 
 class _NotFound(Exception):
-    def __init__(self, url: str, reason: str) -> None:
+    def __init__(self, reason: str) -> None:
         super().__init__(reason)
-        self.url = url
         self.reason = reason
 
 

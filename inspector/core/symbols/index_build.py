@@ -45,7 +45,7 @@ import numpy.typing as npt
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.symbols import line_parser
 from inspector.core.symbols.index_format import Section, SymbolIdentity, pack_image, summary_json
-from inspector.core.symbols.records import DamageKind
+from inspector.core.symbols.records import MAX_EXAMPLES_PER_KIND, DamageKind
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -54,7 +54,6 @@ Mask = npt.NDArray[np.bool_]
 _T = TypeVar("_T")
 
 CHUNK_BYTES = 1 << 21
-MAX_EXAMPLES_PER_KIND = 3
 MAX_INFO_LINES = 64
 #: A record line closer than this to the end of the file is parsed by the scalar grammar,
 #: so that the 8-byte loads of the vectorised parser never run past the buffer.
@@ -147,6 +146,11 @@ _COLUMNS = {
 }
 
 
+def _empty_columns() -> dict[str, list[npt.NDArray[Any]]]:
+    """`<kind>_<column>` → the parts of that column, for every kind and column (and "off")."""
+    return {f"{kind}_{column}": [] for kind, columns in _COLUMNS.items() for column in (*columns, "off")}
+
+
 class _Chunk(NamedTuple):
     """The lines starting in one chunk: `starts`/`ends` are file offsets (end = the newline).
 
@@ -180,9 +184,7 @@ class _Scan:
         self.leading_classes: npt.NDArray[np.int8] = np.zeros(0, dtype=np.int8)
         self.damage: dict[DamageKind, int] = {}
         self.examples: dict[DamageKind, list[tuple[int, str]]] = {}
-        self.columns: dict[str, list[npt.NDArray[Any]]] = {
-            f"{kind}_{column}": [] for kind, columns in _COLUMNS.items() for column in (*columns, "off")
-        }
+        self.columns = _empty_columns()
         self.info_offsets: list[int] = []
         self.missing_final_newline = False
         self.old_inline_syntax = False
@@ -321,12 +323,7 @@ class _Scan:
         ok, values, _ = _fields(self.b.words, off + 10, (1, 16, 8, 8, 8, 8, 8, 8, 8, -1))
         wtype, addr, size, has_program = values[0], values[1], values[2], values[9]
         consistent = (wtype == 4) == (has_program == 1)
-        mismatch = ln[ok & ~consistent]
-        if len(mismatch):
-            kind = DamageKind.STACK_WIN_TYPE_MISMATCH
-            self.damage[kind] = self.damage.get(kind, 0) + len(mismatch)
-            for line_number in mismatch[:MAX_EXAMPLES_PER_KIND].tolist():
-                self._example(kind, line_number + 1, "type and flag disagree")
+        self._damage_at(ln[ok & ~consistent], DamageKind.STACK_WIN_TYPE_MISMATCH, "type and flag disagree")
         keep = ok & consistent
         self._keep("win", off[keep], type=wtype[keep], addr=addr[keep], size=size[keep])
         self._scalar("win", off[~ok], ln[~ok])
@@ -429,9 +426,7 @@ class _Builder:
         self.old_inline_syntax = False
         self.info_offsets: list[int] = []
         self.heads: list[I64] = []
-        self.acc: dict[str, list[npt.NDArray[Any]]] = {
-            f"{kind}_{column}": [] for kind, columns in _COLUMNS.items() for column in (*columns, "off")
-        }
+        self.acc = _empty_columns()
 
     def run(self) -> None:
         """Scan the chunks and merge them in file order.
@@ -555,12 +550,24 @@ class _Builder:
         ]
         return pack_image(identity, sections)
 
-    def _ranges(self, what: str, start: U64, size: U64, off: U64) -> tuple[U64, U64, U64]:
-        """rust-minidump's `into_rangemap_safe`: sort by (start, end), drop empty and overlapping ranges."""
+    def _ranges(
+        self,
+        what: str,
+        start: U64,
+        size: U64,
+        off: U64,
+        before_sort: Callable[[U64, U64, U64], tuple[U64, U64, U64]] | None = None,
+    ) -> tuple[U64, U64, U64]:
+        """rust-minidump's `into_rangemap_safe`: sort by (start, end), drop empty and overlapping ranges.
+
+        `before_sort` sees (start, end, offset) of the non-empty ranges, still in the given order.
+        """
         end = start + size  # wraps on overflow
         valid = (size > 0) & (end > start)
         self._repair(f"{what} with zero size or overflowing range dropped", int(len(start) - valid.sum()))
         start, end, off = start[valid], end[valid], off[valid]
+        if before_sort is not None:
+            start, end, off = before_sort(start, end, off)
         order = _sort_order(start, end, off)
         if order is not None:
             start, end, off = start[order], end[order], off[order]
@@ -608,18 +615,10 @@ class _Builder:
         result = {}
         for t in (4, 0):
             sel = wtype == t
-            a, z, o = addr[sel], size[sel], off[sel]
-            e = a + z
-            valid = (z > 0) & (e > a)
-            self._repair("STACK WIN with zero size or overflowing range dropped", int(len(a) - valid.sum()))
-            a, e, o = a[valid], e[valid], o[valid]
-            a, e, o = self._stack_win_truncate(a, e, o)
-            order2 = _sort_order(a, e, o)
-            if order2 is not None:
-                a, e, o = a[order2], e[order2], o[order2]
-            keep = _first_of_overlaps(a, e)
-            self._repair("STACK WIN overlapping an earlier range dropped", int(len(keep) - keep.sum()))
-            result[t] = (a[keep], e[keep], o[keep])
+            # the truncation repair works in file order, before the ranges are sorted
+            result[t] = self._ranges(
+                "STACK WIN", addr[sel], size[sel], off[sel], before_sort=self._stack_win_truncate
+            )
         return result
 
     def _stack_win_truncate(self, a: U64, e: U64, o: U64) -> tuple[U64, U64, U64]:

@@ -307,11 +307,10 @@ class IndexImage:
             counts = {len(arrays[k]) for k in group}
             if len(counts) != 1:
                 raise MalformedIndex(f"parallel arrays {group[0].name}… differ in length")
-        sym_limit = sym_size
         for kind in SORTED_SECTIONS:
             _spot_check_sorted(kind, arrays[kind])
         for kind in OFFSET_SECTIONS:
-            _spot_check_bounded(kind, arrays[kind], sym_limit)
+            _spot_check_bounded(kind, arrays[kind], sym_size)
         try:
             self.summary: dict[str, Any] = json.loads(bytes(arrays[Section.SUMMARY]).decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
@@ -322,10 +321,6 @@ class IndexImage:
 
     def array(self, kind: Section) -> memoryview:
         return self._arrays[kind]
-
-    @property
-    def nbytes(self) -> int:
-        return len(self._views[0])
 
     def release(self) -> None:
         """Drop every view (so that the underlying mmap can be closed) and close the owner."""

@@ -32,7 +32,6 @@ from inspector.core.symbols.records import (
 )
 
 U32_MAX = 0xFFFF_FFFF
-U64_MAX = 0xFFFF_FFFF_FFFF_FFFF
 
 _S = rb"[ \t]+"
 _HEX64 = rb"([0-9A-Fa-f]{1,16})"
@@ -213,11 +212,6 @@ def parse_stack_cfi_init(line: bytes) -> tuple[int, int, str] | str:
     if m is None:
         return "expected STACK CFI INIT <address> <size> <rules>"
     return int(m[1], 16), int(m[2], 16), text(m[3])
-
-
-def parse_stack_cfi(line: bytes) -> tuple[int, str] | str:
-    parsed = parse_stack_cfi_raw(line)
-    return parsed if isinstance(parsed, str) else (parsed[0], text(parsed[1]))
 
 
 def parse_stack_cfi_raw(line: bytes) -> tuple[int, bytes] | str:

@@ -187,6 +187,10 @@ class StackWinRecord:
     allocates_base_pointer: bool
 
 
+#: Damaged lines kept as examples in a `DamageReport`, per kind (the rest are only counted).
+MAX_EXAMPLES_PER_KIND = 3
+
+
 class DamageKind(enum.Enum):
     """Why a line was counted as damaged (the value is the label shown to people)."""
 
@@ -194,7 +198,6 @@ class DamageKind(enum.Enum):
     NO_MODULE_LINE = "first line is not MODULE"
     MODULE_NOT_FIRST = "MODULE line after the first line"
     BAD_MODULE = "malformed MODULE"
-    BAD_INFO = "malformed INFO"
     BAD_FILE = "malformed FILE"
     BAD_INLINE_ORIGIN = "malformed INLINE_ORIGIN"
     BAD_FUNC = "malformed FUNC"

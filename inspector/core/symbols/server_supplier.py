@@ -19,12 +19,13 @@ stack words point into, crashing thread first) and the pool fetches them in the
 background while the walk goes on. When the walk asks for a module, its
 download jumps the queue (or is joined if it is already running); the walk
 waits only for that one. At most `parallel` downloads run at once, whoever
-asked. Statuses (`download_statuses`, `download_counts`) change as downloads
-go, for progress displays; `close()` stops what is still running.
+asked. Statuses (`download_statuses`) change as downloads go, for progress
+displays; `close()` stops what is still running.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -54,15 +55,14 @@ from inspector.core.symbols.supplier import (
     Located,
     PathProblem,
     SymbolSupplier,
+    code_id_components,
+    debug_id_components,
     leafname,
-    replace_or_add_extension,
 )
+from inspector.core.symbols.symbolizer import ModuleKey, module_key
 from inspector.core.types import ModuleIdentity
 
 log = logging.getLogger(__name__)
-
-#: rust-minidump's ModuleKey: (code file, code id, debug file, debug id)
-_Key = tuple[str, str, str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,30 +89,20 @@ class SymbolServerOptions:
         return bool(self.servers) or self.cache_dir is not None
 
 
-def module_key(module: ModuleIdentity) -> _Key:
-    return (module.code_file, module.code_id, module.debug_file, module.debug_id)
-
-
 def lookups_for(module: ModuleIdentity) -> tuple[SymbolLookup, ...]:
     """The ways to ask for a module's file: by debug id, then by code id (rust-minidump's two layouts)."""
     out = []
-    debug_file = module.debug_file or module.code_file
-    if module.debug_id and debug_file:
-        leaf = leafname(debug_file)
-        out.append(
-            SymbolLookup((leaf, module.debug_id, replace_or_add_extension(leaf, "pdb", "sym")), "debug id")
-        )
-    if module.code_file and module.code_id:
-        leaf = leafname(module.code_file)
-        name = replace_or_add_extension(leaf, "dll", "sym")
-        out.append(SymbolLookup((leaf, module.code_id.upper(), name), "code id"))
+    if (by_debug_id := debug_id_components(module)) is not None:
+        out.append(SymbolLookup(by_debug_id, "debug id"))
+    if (by_code_id := code_id_components(module)) is not None:
+        out.append(SymbolLookup(by_code_id, "code id"))
     return tuple(out)
 
 
 class _Job:
     __slots__ = ("done", "key", "lookups", "path", "started", "status")
 
-    def __init__(self, key: _Key, lookups: tuple[SymbolLookup, ...]) -> None:
+    def __init__(self, key: ModuleKey, lookups: tuple[SymbolLookup, ...]) -> None:
         self.key = key
         self.lookups = lookups
         self.started = False
@@ -152,12 +142,12 @@ class ServerSymbolSupplier(SymbolSupplier):
         self.problems = (*self.problems, *bad)
         self._abort = cancel.child()
         self._lock = threading.Lock()
-        self._jobs: dict[_Key, _Job] = {}
+        self._jobs: dict[ModuleKey, _Job] = {}
         self._queue: queue.PriorityQueue[tuple[int, int, _Job | None]] = queue.PriorityQueue()
         self._order = itertools.count()
         self._workers: list[threading.Thread] = []
         self._fetcher: HttpFetcher | None = None
-        self._statuses: dict[_Key, DownloadStatus] = {}
+        self._statuses: dict[ModuleKey, DownloadStatus] = {}
         self._version = 0
         self._active = 0
         self._max_active = 0
@@ -177,8 +167,8 @@ class ServerSymbolSupplier(SymbolSupplier):
             return self._await(queued, tried, cancel)
         for lookup in lookups:
             cached = self.download_cache.find(lookup)
-            if lookup.unsafe_reason is None:
-                tried.append(str(self.download_cache.root.joinpath(*lookup.components)))
+            with contextlib.suppress(UnsafePath):  # an unsafe name was never looked for
+                tried.append(str(self.download_cache.path_for(lookup)))
             if cached is not None:
                 return Located(cached, tuple(tried), "download cache", DownloadStatus(DownloadState.CACHED))
         if not lookups:
@@ -240,7 +230,7 @@ class ServerSymbolSupplier(SymbolSupplier):
 
     # ---- statuses ------------------------------------------------------------------------
 
-    def download_statuses(self) -> tuple[int, dict[_Key, DownloadStatus]]:
+    def download_statuses(self) -> tuple[int, dict[ModuleKey, DownloadStatus]]:
         """(a number that grows with every change, every module's latest download status)."""
         with self._lock:
             return self._version, dict(self._statuses)
@@ -250,19 +240,19 @@ class ServerSymbolSupplier(SymbolSupplier):
         """The most downloads that ran at the same time so far (for tests and benchmarks)."""
         return self._max_active
 
-    def _set_status(self, key: _Key, status: DownloadStatus) -> None:
+    def _set_status(self, key: ModuleKey, status: DownloadStatus) -> None:
         with self._lock:
             self._statuses[key] = status
             self._version += 1
 
-    def _drop_status(self, key: _Key) -> None:
+    def _drop_status(self, key: ModuleKey) -> None:
         with self._lock:
             if self._statuses.pop(key, None) is not None:
                 self._version += 1
 
     # ---- the pool ---------------------------------------------------------------------------
 
-    def _submit(self, key: _Key, lookups: tuple[SymbolLookup, ...], priority: int) -> _Job:
+    def _submit(self, key: ModuleKey, lookups: tuple[SymbolLookup, ...], priority: int) -> _Job:
         with self._lock:
             job = self._jobs.get(key)
             if job is None:

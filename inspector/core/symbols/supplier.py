@@ -34,14 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.core.cancel import NEVER, CancelToken
-from inspector.core.symbols import line_parser
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.records import DamageReport, DownloadStatus
-from inspector.core.symbols.symbol_file import SymbolFile
+from inspector.core.symbols.symbol_file import MAX_MODULE_LINE, SymbolFile, parse_module_line
 from inspector.core.types import ModuleIdentity
-
-MAX_MODULE_LINE = 4096
 
 
 def leafname(path: str) -> str:
@@ -58,21 +55,33 @@ def replace_or_add_extension(filename: str, match: str, new: str) -> str:
     return ".".join(parts)
 
 
-def debug_id_path(module: ModuleIdentity) -> str | None:
-    """`<debug file leaf>/<debug id>/<name>.sym`, or None without a debug id or any file name."""
+def debug_id_components(module: ModuleIdentity) -> tuple[str, str, str] | None:
+    """(debug file leaf, debug id, name.sym), or None without a debug id or any file name."""
     debug_file = module.debug_file or module.code_file
     if not module.debug_id or not debug_file:
         return None
     leaf = leafname(debug_file)
-    return f"{leaf}/{module.debug_id}/{replace_or_add_extension(leaf, 'pdb', 'sym')}"
+    return leaf, module.debug_id, replace_or_add_extension(leaf, "pdb", "sym")
+
+
+def code_id_components(module: ModuleIdentity) -> tuple[str, str, str] | None:
+    """(code file leaf, CODE ID, name.sym), or None without a code file or code id."""
+    if not module.code_file or not module.code_id:
+        return None
+    leaf = leafname(module.code_file)
+    return leaf, module.code_id.upper(), replace_or_add_extension(leaf, "dll", "sym")
+
+
+def debug_id_path(module: ModuleIdentity) -> str | None:
+    """`<debug file leaf>/<debug id>/<name>.sym`, or None without a debug id or any file name."""
+    components = debug_id_components(module)
+    return None if components is None else "/".join(components)
 
 
 def code_id_path(module: ModuleIdentity) -> str | None:
     """`<code file leaf>/<CODE ID>/<name>.sym`, or None without a code file or code id."""
-    if not module.code_file or not module.code_id:
-        return None
-    leaf = leafname(module.code_file)
-    return f"{leaf}/{module.code_id.upper()}/{replace_or_add_extension(leaf, 'dll', 'sym')}"
+    components = code_id_components(module)
+    return None if components is None else "/".join(components)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,8 +259,8 @@ def _read_module_line(path: Path) -> tuple[str, str] | None:
             first = f.read(MAX_MODULE_LINE).split(b"\n", 1)[0]
     except OSError:
         return None
-    parsed = line_parser.parse_module(first.rstrip(b"\r"))
-    return None if isinstance(parsed, str) else (parsed.debug_id, parsed.debug_file)
+    module = parse_module_line(first)
+    return None if module is None else (module.debug_id, module.debug_file)
 
 
 def _check_path(path: Path) -> PathProblem | None:

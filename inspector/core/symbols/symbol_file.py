@@ -42,7 +42,6 @@ import mmap
 import os
 import stat
 import threading
-import time
 from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -57,6 +56,7 @@ from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.index_format import IndexImage, Section, SymbolIdentity
 from inspector.core.symbols.postfix import compose_cfi_rules
 from inspector.core.symbols.records import (
+    MAX_EXAMPLES_PER_KIND,
     CfiLookup,
     CfiRow,
     DamagedLine,
@@ -81,6 +81,7 @@ _T = TypeVar("_T")
 
 #: Parsed FUNC / CFI blocks kept per file (a stackwalk touches a few dozen).
 BLOCK_CACHE_SIZE = 512
+#: Bytes read for the MODULE line (here and by the supplier matching a single `.sym` path).
 MAX_MODULE_LINE = 4096
 U64_MAX = 0xFFFF_FFFF_FFFF_FFFF
 
@@ -210,6 +211,15 @@ class _Index:
         self.info_off = a(Section.INFO_OFFSET)
 
 
+def parse_module_line(line: bytes) -> ModuleRecord | None:
+    """The MODULE record in a `.sym` file's first line (without its newline), or None."""
+    line = line.rstrip(b"\r")
+    if not line.startswith(b"MODULE"):
+        return None
+    parsed = line_parser.parse_module(line)
+    return None if isinstance(parsed, str) else parsed
+
+
 def _covering(starts: Sequence[int], ends: Sequence[int], address: int) -> int:
     """Index of the range holding `address` in sorted non-overlapping [start, end) ranges, or -1."""
     i = bisect_right(starts, address) - 1
@@ -231,7 +241,6 @@ class SymbolFile:
         *,
         cache: IndexCache | None,
         index_source: str,
-        index_seconds: float,
     ) -> None:
         self.path = path
         self._file = file
@@ -243,19 +252,20 @@ class SymbolFile:
         self._index = _Index(image)
         #: "cache" (a valid cached index was used) or "built" (indexed now; "+stored" when cached)
         self.index_source = index_source
-        #: seconds spent getting the index (cache load with validation, or the indexing pass)
-        self.index_seconds = index_seconds
         self._base_damage = image.damage()
         self._counts = image.counts()
         self._lazy_counts: dict[DamageKind, int] = {}
         self._lazy_examples: list[DamagedLine] = []
+        #: offsets of the blocks whose damaged sub-lines are in `_lazy_counts` (a block is parsed
+        #: again after `check_all` or an eviction from the block cache: count it only once)
+        self._lazy_counted: set[int] = set()
         #: (offset, 1-based line number) of lines counted before, sorted by offset
         self._line_marks: list[tuple[int, int]] = [(0, 1)]
         self._functions: dict[int, _FunctionBlock] = {}
         self._cfi: dict[int, _CfiBlock] = {}
         self._files: dict[int, str | None] = {}
         self._origins: dict[int, str | None] = {}
-        self.module = self._read_module()
+        self.module = parse_module_line(identity.module_line)
         self.info = self._read_info()
 
     # ---- opening --------------------------------------------------------------
@@ -274,7 +284,6 @@ class SymbolFile:
         only the index pages they touch count towards the process's memory.
         """
         path = Path(path)
-        started = time.perf_counter()
         try:
             mode = path.stat().st_mode
         except OSError:
@@ -311,7 +320,6 @@ class SymbolFile:
             image,
             cache=cache,
             index_source=source,
-            index_seconds=time.perf_counter() - started,
         )
 
     def close(self) -> None:
@@ -358,13 +366,6 @@ class SymbolFile:
             self._cfi_block(i, keep=False)
         return self.damage
 
-    def _read_module(self) -> ModuleRecord | None:
-        first = self._identity.module_line.rstrip(b"\r")
-        if not first.startswith(b"MODULE"):
-            return None
-        parsed = line_parser.parse_module(first)
-        return None if isinstance(parsed, str) else parsed
-
     def _read_info(self) -> SymbolInfo:
         values: dict[str, str] = {}
         code_file = None
@@ -404,12 +405,6 @@ class SymbolFile:
 
     def find_stack_win(self, address: int) -> StackWinRecord | None:
         return self._guarded(lambda: self._find_stack_win(address))
-
-    def file_name(self, file_id: int) -> str | None:
-        return self._guarded(lambda: self._file_name(file_id))
-
-    def inline_origin_name(self, origin_id: int) -> str | None:
-        return self._guarded(lambda: self._origin_name(origin_id))
 
     # ---- implementation --------------------------------------------------------------
 
@@ -518,7 +513,7 @@ class SymbolFile:
             lines.append(parsed)
         block = _FunctionBlock(lines, inlinees)
         if damaged:
-            self._note_lazy_damage(start, raw, damaged)
+            self._note_lazy_damage(start, damaged)
         if keep:
             self._remember(self._functions, i, block)
         return block
@@ -546,7 +541,7 @@ class SymbolFile:
             rows.append(parsed)
         block = _CfiBlock(CfiRow(init[0], init[2]), init[1], rows)
         if damaged:
-            self._note_lazy_damage(start, raw, damaged)
+            self._note_lazy_damage(start, damaged)
         if keep:
             self._remember(self._cfi, i, block)
         return block
@@ -557,20 +552,19 @@ class SymbolFile:
                 del cache[next(iter(cache))]
         cache[key] = value
 
-    def _note_lazy_damage(
-        self, block_offset: int, raw: bytes, damaged: list[tuple[int, DamageKind, str]]
-    ) -> None:
+    def _note_lazy_damage(self, block_offset: int, damaged: list[tuple[int, DamageKind, str]]) -> None:
+        with self._lock:
+            if block_offset in self._lazy_counted:
+                return  # this block was parsed before (and evicted, or not kept)
         first_line = self._line_number(block_offset)
         with self._lock:
-            seen = {(d.line_number, d.kind) for d in self._lazy_examples}
+            if block_offset in self._lazy_counted:
+                return  # another thread parsed it meanwhile
+            self._lazy_counted.add(block_offset)
             for k, kind, reason in damaged:
-                number = first_line + k
-                if (number, kind) in seen:
-                    continue  # this block was parsed before (and evicted)
                 self._lazy_counts[kind] = self._lazy_counts.get(kind, 0) + 1
-                if sum(1 for d in self._lazy_examples if d.kind is kind) < 3:
-                    self._lazy_examples.append(DamagedLine(number, kind, reason))
-                seen.add((number, kind))
+                if sum(1 for d in self._lazy_examples if d.kind is kind) < MAX_EXAMPLES_PER_KIND:
+                    self._lazy_examples.append(DamagedLine(first_line + k, kind, reason))
 
     def _line_number(self, offset: int) -> int:
         """1-based line number of the line starting at `offset` (counts newlines; only for reports).
@@ -724,25 +718,48 @@ class SymbolFile:
         return None
 
     def _file_name(self, file_id: int) -> str | None:
-        if file_id in self._files:
-            return self._files[file_id]
         ix = self._index
-        i = bisect_right(ix.file_id, file_id) - 1
-        name = None
-        if i >= 0 and ix.file_id[i] == file_id:
-            name = self._record(ix.file_off[i], line_parser.parse_file)[1]
-        self._files[file_id] = name
-        return name
+        return self._name(
+            file_id,
+            self._files,
+            ix.file_id,
+            ix.file_off,
+            parse=line_parser.parse_file,
+            name_of=lambda f: f[1],
+        )
 
     def _origin_name(self, origin_id: int) -> str | None:
-        if origin_id in self._origins:
-            return self._origins[origin_id]
         ix = self._index
-        i = bisect_right(ix.origin_id, origin_id) - 1
+        return self._name(
+            origin_id,
+            self._origins,
+            ix.origin_id,
+            ix.origin_off,
+            parse=line_parser.parse_inline_origin,
+            name_of=lambda o: o.name,
+        )
+
+    def _name(
+        self,
+        wanted: int,
+        names: dict[int, str | None],
+        ids: Sequence[int],
+        offsets: Sequence[int],
+        *,
+        parse: Callable[[bytes], _T | str],
+        name_of: Callable[[_T], str],
+    ) -> str | None:
+        """The name in the FILE / INLINE_ORIGIN record numbered `wanted` (None: there is none).
+
+        `ids` are the sorted record numbers, `offsets` their lines; `names` remembers the answers.
+        """
+        if wanted in names:
+            return names[wanted]
+        i = bisect_right(ids, wanted) - 1
         name = None
-        if i >= 0 and ix.origin_id[i] == origin_id:
-            name = self._record(ix.origin_off[i], line_parser.parse_inline_origin).name
-        self._origins[origin_id] = name
+        if i >= 0 and ids[i] == wanted:
+            name = name_of(self._record(offsets[i], parse))
+        names[wanted] = name
         return name
 
 

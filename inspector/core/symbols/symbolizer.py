@@ -63,8 +63,6 @@ class Symbolizer:
         self.cancel = cancel
         self._entries: dict[ModuleKey, _Entry] = {}
         self._lock = threading.Lock()
-        self._requested = 0
-        self._loaded = 0
 
     # ---- what the stackwalker calls ------------------------------------------------
 
@@ -94,13 +92,9 @@ class Symbolizer:
             entry = self._entries.get(key)
             if entry is None:
                 entry = self._entries[key] = _Entry()
-                self._requested += 1
         with entry.lock:
             if entry.result is None:
-                result = self.supplier.load(module, self.cancel)
-                entry.result = result
-                with self._lock:
-                    self._loaded += 1
+                entry.result = self.supplier.load(module, self.cancel)
             return entry.result
 
     # ---- for progress displays and reports ---------------------------------------------
@@ -108,7 +102,8 @@ class Symbolizer:
     @property
     def progress(self) -> SymbolProgress:
         with self._lock:
-            return SymbolProgress(self._requested, self._loaded)
+            loaded = sum(1 for entry in self._entries.values() if entry.result is not None)
+            return SymbolProgress(len(self._entries), loaded)
 
     def statuses(self) -> dict[ModuleKey, ModuleSymbols]:
         """Every module whose symbols have been loaded (or looked for) so far."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import threading
 import time
@@ -230,6 +231,22 @@ def test_the_token_is_not_sent_to_another_origin(
     (hop,) = other_server.requests
     assert "Authorization" not in hop.headers
     assert not any("s3cret" in v for v in hop.headers.values())
+
+
+def test_user_and_password_in_the_url_go_as_basic_auth_to_that_origin_only(
+    tmp_path: Path, server: SymbolHttpServer, other_server: SymbolHttpServer
+) -> None:
+    server.behaviour.redirect[RF_PATH] = f"{other_server.url}/{RENDER_FARM}"
+    url = server.url.replace("http://", "http://me%40corp:pa%3Ass@")
+    with _supplier(tmp_path, url) as supplier:
+        result = supplier.load(RENDER_FARM_MODULE)
+        assert result.status is SymbolStatus.LOADED
+        assert result.symbol_url is not None and "pa%3Ass" not in result.symbol_url
+        assert "pa%3Ass" not in repr(supplier.options)
+    expected = "Basic " + base64.b64encode(b"me@corp:pa:ss").decode()
+    assert server.requests[0].headers.get("Authorization") == expected
+    (hop,) = other_server.requests
+    assert "Authorization" not in hop.headers
 
 
 def test_the_token_is_never_logged(
