@@ -14,7 +14,7 @@ from inspector.core.minidump.format import (
     ANNOTATION_TYPE_USER_DEFINED,
 )
 from inspector.core.minidump.modules import Guid, Location
-from inspector.core.minidump.reader import ByteSource, StreamContext, fit_count
+from inspector.core.minidump.reader import StreamContext, fit_count
 
 CRASHPAD_INFO_SIZE = 52
 
@@ -56,28 +56,26 @@ class CrashpadInfo:
     modules: tuple[ModuleCrashpadInfo, ...]
 
 
-def _location_data(source: ByteSource, loc: Location, what: str) -> memoryview:
-    return source.slice(loc.rva, loc.data_size, what)
-
-
-def _count(source: ByteSource, data: memoryview, what: str, rva: int) -> int:
+def _counted(ctx: StreamContext, loc: Location, entry_size: int, what: str) -> tuple[memoryview, int]:
+    """A Crashpad counted array: its bytes and how many whole entries they hold (0 if it is empty)."""
+    source = ctx.source
+    data = source.slice(loc.rva, loc.data_size, what)
+    if not len(data):
+        return data, 0
     if len(data) < 4:
-        raise BadData(f"{what} at {rva:#x} is shorter than its count", offset=rva)
-    value: int = source.struct("I").unpack_from(data, 0)[0]
-    return value
+        raise BadData(f"{what} at {loc.rva:#x} is shorter than its count", offset=loc.rva)
+    claimed: int = source.struct("I").unpack_from(data, 0)[0]
+    count = fit_count(claimed, len(data) - 4, entry_size)
+    if count < claimed:
+        ctx.report(BadData(f"{what} claims {claimed} entries but has room for {count}", offset=loc.rva))
+    return data, count
 
 
 def _string_dictionary(ctx: StreamContext, loc: Location, what: str) -> dict[str, str]:
     """A MINIDUMP_SIMPLE_STRING_DICTIONARY; unreadable entries are reported and left out."""
     source = ctx.source
     out: dict[str, str] = {}
-    data = _location_data(source, loc, what)
-    if not len(data):
-        return out
-    claimed = _count(source, data, what, loc.rva)
-    count = fit_count(claimed, len(data) - 4, 8)
-    if count < claimed:
-        ctx.report(BadData(f"{what} claims {claimed} entries but has room for {count}", offset=loc.rva))
+    data, count = _counted(ctx, loc, 8, what)
     entry = source.struct("II")
     for i in range(count):
         key_rva, value_rva = entry.unpack_from(data, 4 + 8 * i)
@@ -90,13 +88,7 @@ def _string_dictionary(ctx: StreamContext, loc: Location, what: str) -> dict[str
 
 def _string_list(ctx: StreamContext, loc: Location, what: str) -> list[str]:
     source = ctx.source
-    data = _location_data(source, loc, what)
-    if not len(data):
-        return []
-    claimed = _count(source, data, what, loc.rva)
-    count = fit_count(claimed, len(data) - 4, 4)
-    if count < claimed:
-        ctx.report(BadData(f"{what} claims {claimed} entries but has room for {count}", offset=loc.rva))
+    data, count = _counted(ctx, loc, 4, what)
     out = []
     rva_of = source.struct("I")
     for i in range(count):
@@ -111,13 +103,7 @@ def _string_list(ctx: StreamContext, loc: Location, what: str) -> list[str]:
 def _annotation_objects(ctx: StreamContext, loc: Location, what: str) -> dict[str, Annotation]:
     source = ctx.source
     out: dict[str, Annotation] = {}
-    data = _location_data(source, loc, what)
-    if not len(data):
-        return out
-    claimed = _count(source, data, what, loc.rva)
-    count = fit_count(claimed, len(data) - 4, 12)
-    if count < claimed:
-        ctx.report(BadData(f"{what} claims {claimed} entries but has room for {count}", offset=loc.rva))
+    data, count = _counted(ctx, loc, 12, what)
     entry = source.struct("IHHI")
     for i in range(count):
         name_rva, kind, _, value_rva = entry.unpack_from(data, 4 + 12 * i)
@@ -150,11 +136,7 @@ def parse_crashpad_info(ctx: StreamContext) -> CrashpadInfo:
         ctx.report(exc)
     modules = []
     try:
-        links = _location_data(source, modules_loc, "module crashpad info list")
-        claimed = _count(source, links, "module crashpad info list", modules_loc.rva) if len(links) else 0
-        count = fit_count(claimed, len(links) - 4, 12)
-        if count < claimed:
-            ctx.report(BadData(f"module crashpad info list claims {claimed} entries, room for {count}"))
+        links, count = _counted(ctx, modules_loc, 12, "module crashpad info list")
         link = source.struct("III")
         for i in range(count):
             index, _size, rva = link.unpack_from(links, 4 + 12 * i)
