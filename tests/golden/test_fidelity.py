@@ -21,7 +21,8 @@ import pytest
 
 from inspector.core.process import ProcessOptions, process
 from inspector.core.report.json_report import json_document
-from tests.golden.conftest import case_params, read_cases
+from tests.conftest import read_cases
+from tests.golden.conftest import case_params
 
 pytestmark = pytest.mark.golden
 
@@ -66,11 +67,11 @@ def _ours(corpus: Path, dump: str, symbols: tuple[str, ...], cache: Path) -> dic
 
 @pytest.mark.parametrize("case", case_params(CASES))
 def test_case_matches_rust_minidump(
-    corpus: Path, symbols_cache: Path, case: tuple[str, str, tuple[str, ...], str]
+    corpus_dir: Path, symbols_cache: Path, case: tuple[str, str, tuple[str, ...], str]
 ) -> None:
     label, dump, symbols, reference = case
-    ours = _ours(corpus, dump, symbols, symbols_cache)
-    ref = json.loads((corpus / reference).read_text(encoding="utf-8"))
+    ours = _ours(corpus_dir, dump, symbols, symbols_cache)
+    ref = json.loads((corpus_dir / reference).read_text(encoding="utf-8"))
 
     ours_threads, ref_threads = ours.pop("threads"), ref.pop("threads")
     assert isinstance(ours_threads, list) and isinstance(ref_threads, list)
@@ -103,5 +104,5 @@ def test_case_matches_rust_minidump(
     assert ours == ref
 
 
-def test_corpus_cases_are_listed(corpus: Path) -> None:
+def test_corpus_cases_are_listed(corpus_dir: Path) -> None:
     assert len(CASES) >= 70
