@@ -147,10 +147,6 @@ def run_child(cache: Path, *, profile: bool = False) -> dict[str, Any]:
     raise RuntimeError(f"the child failed:\n{done.stdout}\n{done.stderr}")
 
 
-def median(values: list[float]) -> float:
-    return statistics.median(values)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -191,11 +187,11 @@ def main() -> int:
         + " ".join(f"{h:>{w}}" for h, w in zip(header[1:], (14, 12, 12, 10, 14), strict=True))
     )
     for name, results in rows.items():
-        stall = median([r["max_stall"] * 1000 for r in results])
-        over = median([r["stalls_over_50ms"] for r in results])
-        first = median([r["first_frame"] * 1000 for r in results])
-        done = median([r["finished"] * 1000 for r in results])
-        apply = median([r["slowest_apply"] * 1000 for r in results])
+        stall = statistics.median([r["max_stall"] * 1000 for r in results])
+        over = statistics.median([r["stalls_over_50ms"] for r in results])
+        first = statistics.median([r["first_frame"] * 1000 for r in results])
+        done = statistics.median([r["finished"] * 1000 for r in results])
+        apply = statistics.median([r["slowest_apply"] * 1000 for r in results])
         print(f"{name:<6} {stall:>11.1f} ms {over:>12.0f} {first:>9.0f} ms {done:>7.0f} ms {apply:>11.1f} ms")
     worst = max(r["max_stall"] for results in rows.values() for r in results) * 1000
     print(f"worst single stall over all runs: {worst:.1f} ms (goal: none over 50 ms)")

@@ -26,7 +26,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
-from gen_sym import parse_size, write  # noqa: E402
+from gen_sym import function_end, parse_size, write  # noqa: E402
 from measure import measure  # noqa: E402
 
 # numpy and our modules are imported before the clock starts: their fixed cost (about 0.1 s) would
@@ -62,19 +62,6 @@ print(json.dumps(out))
 """
 
 
-def last_function_end(path: Path) -> int:
-    """The highest FUNC end in the file (read from its tail region), for the lookup address range."""
-    top = 0x1000
-    with path.open("rb") as fh:
-        for line in fh:
-            if line.startswith(b"FUNC "):
-                parts = line.split()
-                top = max(top, int(parts[1], 16) + int(parts[2], 16))
-            elif line.startswith((b"PUBLIC", b"STACK")):
-                break
-    return top
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -93,11 +80,13 @@ def main(argv: list[str]) -> int:
     rows = []
     for label in args.sizes.split(","):
         path = args.data / f"synthetic-{label}.sym"
-        if not path.exists():
+        top = function_end(path) if path.exists() else None
+        if top is None:  # not generated yet, or before gen_sym recorded the end (or interrupted)
             print(f"writing {path} ...", file=sys.stderr)
             write(path, parse_size(label))
+            top = function_end(path)
+            assert top is not None
         size = path.stat().st_size
-        top = last_function_end(path)
         walls, rss = [], []
         for _ in range(args.runs):
             cache = Path(tempfile.mkdtemp(prefix="bench-scaling-"))

@@ -30,6 +30,10 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+from measure import measure  # noqa: E402
+
 CASE = REPO.parent / "shared" / "perf" / "torch-autograd"
 BIG = Path("libtorch_cpu.so") / "D96E06B7424F8627BD205CD2743C27220" / "libtorch_cpu.so.sym"
 
@@ -62,44 +66,16 @@ print(json.dumps({"source": sf.index_source, **timings}))
 """
 
 
-def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Run `command` in a fresh process: (wall seconds, peak RSS MiB, stdout).
-
-    The RSS comes from a small wrapper process whose only child is `command`,
-    so RUSAGE_CHILDREN is that command's own peak.
-    """
-    wrapper = (
-        "import json, resource, subprocess, sys, time\n"
-        "t = time.perf_counter()\n"
-        "p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)\n"
-        "wall = time.perf_counter() - t\n"
-        "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
-        "sys.stderr.write(p.stderr.decode(errors='replace'))\n"
-        "out = p.stdout.decode(errors='replace')\n"
-        "print(json.dumps({'wall': wall, 'rss': rss, 'rc': p.returncode, 'out': out}))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", wrapper, *command], check=False, capture_output=True, text=True, env=env
-    )
-    if done.returncode:
-        raise SystemExit(f"measurement wrapper failed: {done.stderr}")
-    result = json.loads(done.stdout)
-    if result["rc"]:
-        raise SystemExit(f"{' '.join(command)} exited with {result['rc']}:\n{done.stderr}")
-    return result["wall"], result["rss"], result["out"]
-
-
 def median_runs(label: str, runs: int, make: Callable[[], list[str]], warmup: bool = False) -> dict[str, Any]:
     """Median wall/RSS of `runs` runs of make() -> command (a fresh command per run)."""
     walls, rsses, outs = [], [], []
     for i in range(runs + (1 if warmup else 0)):
-        command = make()
-        wall, rss, out = measure(command)
+        result = measure(make())
         if warmup and i == 0:
             continue
-        walls.append(wall)
-        rsses.append(rss)
-        outs.append(out)
+        walls.append(result.wall)
+        rsses.append(result.peak_rss / 2**20)  # MiB
+        outs.append(result.stdout)
     print(f"  {label}: walls {' '.join(f'{w:.3f}' for w in walls)} s", file=sys.stderr)
     return {"wall": statistics.median(walls), "rss": statistics.median(rsses), "out": outs[-1]}
 
@@ -108,7 +84,7 @@ def find_perf_symbols(explicit: Path | None) -> Path:
     candidates = [explicit] if explicit else []
     if os.environ.get("BENCH_PERF_SYMBOLS"):
         candidates.append(Path(os.environ["BENCH_PERF_SYMBOLS"]))
-    candidates += [BENCH / "data" / "perf-symbols", CASE / "symbols", Path("/work/perf-symbols")]
+    candidates += [BENCH / "data" / "perf-symbols", CASE / "symbols"]
     for directory in candidates:
         if directory is not None and (directory / BIG).is_file():
             return directory
@@ -193,7 +169,7 @@ def main() -> None:
 
     seed = str(random.randrange(1 << 30))
     lookups = json.loads(
-        measure([*python, "-c", LOOKUP_CHILD, str(sym), str(warm_cache), str(args.lookups), seed])[2]
+        measure([*python, "-c", LOOKUP_CHILD, str(sym), str(warm_cache), str(args.lookups), seed]).stdout
     )
     cold_detail, warm_detail = json.loads(cold["out"]), json.loads(warm["out"])
     shutil.rmtree(scratch, ignore_errors=True)

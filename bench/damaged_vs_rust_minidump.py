@@ -6,9 +6,10 @@ For every seeded variant of `tests/robustness/damage.py` (about 1,940), runs the
 counts, for each: a report at all, frames for the crashing thread, the module list; and how
 often one gives something the other does not. Also counts the reference's panics.
 
-    .venv/bin/python bench/damaged_vs_rust_minidump.py --stackwalker bench/data/peers/minidump-stackwalk
+    .venv/bin/python bench/damaged_vs_rust_minidump.py [--stackwalker PATH]
 
-Not a test (it needs the reference binary: `../shared/tools/install-peers DIR`).
+Not a test. It needs the reference binary: $MINIDUMP_STACKWALK, else
+bench/data/peers/minidump-stackwalk (`make bench`, or `../shared/tools/install-peers bench/data/peers`).
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
 sys.path.insert(0, str(REPO))
+REFERENCE = BENCH / "data" / "peers" / "minidump-stackwalk"
 
 from tests.robustness.damage import dump_seeds, dump_variants  # noqa: E402
 from tests.robustness.harness import run_library  # noqa: E402
@@ -55,12 +59,18 @@ def reference(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stackwalker", type=Path, default=Path("/work/peers/minidump-stackwalk"))
+    parser.add_argument(
+        "--stackwalker", type=Path, default=Path(os.environ.get("MINIDUMP_STACKWALK", REFERENCE))
+    )
     args = parser.parse_args()
     if not args.stackwalker.is_file():
         print(f"no reference stackwalker at {args.stackwalker}", file=sys.stderr)
         return 2
-    work = Path(tempfile.mkdtemp(prefix="damaged-vs-rust-minidump-"))
+    with tempfile.TemporaryDirectory(prefix="damaged-vs-rust-minidump-") as tmp:
+        return compare(args.stackwalker, Path(tmp))
+
+
+def compare(stackwalker: Path, work: Path) -> int:
     files = work / "variants"
     files.mkdir()
     variants = [v for v in dump_variants(dump_seeds(work)) if v.seed is not None]
@@ -69,7 +79,7 @@ def main() -> int:
     for variant in variants:
         assert variant.seed is not None
         path = variant.materialize(files)
-        document, panicked = reference(args.stackwalker, path, variant.seed.symbol_paths)
+        document, panicked = reference(stackwalker, path, variant.seed.symbol_paths)
         panics += panicked
         ours = run_library(path, variant.seed.symbol_paths, work / "cache")
         crashing = document.get("crashing_thread") if document else None

@@ -6,6 +6,10 @@ The proportions follow a real dump_syms --inlines output of a C library built wi
 CFI INIT ≈ 4 %, FUNC ≈ 2.5 %, plus FILE / INLINE_ORIGIN tables), with a PUBLIC record for
 one function in ten, as stripped exports add. Deterministic for a given seed and size.
 
+Beside OUT.sym, `write` puts OUT.sym.end: the end of the last function, in hex (`function_end`
+reads it), so a benchmark knows the address range without reading the file. It is written last,
+so a file whose generation was interrupted has none.
+
     bench/gen_sym.py OUT.sym --size 100M [--seed 1]
 """
 
@@ -71,7 +75,23 @@ def cfi_block(rng: random.Random, address: int, size: int) -> str:
     return "".join(rows)
 
 
+def end_path(path: Path) -> Path:
+    """Where `write` records the end of the file's last (and highest) function."""
+    return path.with_name(path.name + ".end")
+
+
+def function_end(path: Path) -> int | None:
+    """The end of the highest FUNC of a file `write` finished, or None."""
+    try:
+        return int(end_path(path).read_text(encoding="ascii"), 16)
+    except (FileNotFoundError, ValueError):
+        return None
+
+
 def write(path: Path, target_size: int, seed: int = 1) -> int:
+    # what an interrupted run left: a stale CFI part would be appended, a stale end believed
+    _side(path).unlink(missing_ok=True)
+    end_path(path).unlink(missing_ok=True)
     rng = random.Random(seed)
     header = [f"MODULE Linux x86_64 {MODULE_ID} synthetic.so\n", "INFO CODE_ID 0123456789abcdef\n"]
     header += [f"FILE {i} /build/src/component{i % 37}/file{i}.c\n" for i in range(FILES)]
@@ -109,6 +129,9 @@ def write(path: Path, target_size: int, seed: int = 1) -> int:
         for chunk in iter(lambda: side.read(1 << 20), ""):
             out.write(chunk)
     _side(path).unlink()
+    # functions are written in increasing address order: the last one ends highest
+    last, size = functions[-1]
+    end_path(path).write_text(f"{last + size:x}\n", encoding="ascii")
     return len(functions)
 
 
@@ -130,8 +153,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--size", default="10M", help="approximate size, e.g. 10M, 100M, 1G")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    if _side(args.out).exists():
-        _side(args.out).unlink()
     count = write(args.out, parse_size(args.size), args.seed)
     print(f"{args.out}: {args.out.stat().st_size:,} bytes, {count:,} functions")
     return 0

@@ -139,10 +139,9 @@ def main(argv: list[str]) -> int:
         != 0
     )
 
+    section("4. GUI: main-thread stalls and time to first frame on the torch case")
     gui = BENCH / "bench_gui_responsiveness.py"
-    if gui.exists():
-        section("4. GUI: main-thread stalls and time to first frame on the torch case")
-        failures += run([python, str(gui)] + (["--quick"] if args.quick else [])) != 0
+    failures += run([python, str(gui)] + (["--quick"] if args.quick else [])) != 0
 
     section("5. symbol servers: lazy against prefetched downloads (local HTTP server)")
     failures += run([python, str(BENCH / "bench_symbol_server.py")]) != 0

@@ -14,6 +14,23 @@ SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
 PERF = SHARED / "perf"
 
+#: One CASES.tsv row: (label, dump, symbol paths, reference JSON), paths relative to CORPUS.
+Case = tuple[str, str, tuple[str, ...], str]
+
+
+def read_cases() -> list[Case]:
+    """The rows of `CORPUS/CASES.tsv`; none without the corpus (its tests skip through `corpus_dir`)."""
+    path = CORPUS / "CASES.tsv"
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        label, dump, symbols, reference = line.split("\t")
+        rows.append((label, dump, tuple(symbols.split()), reference))
+    return rows
+
 
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:

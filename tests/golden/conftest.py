@@ -1,7 +1,8 @@
 """Golden tests: our reports against the reference stackwalkers' outputs in ../shared/corpus.
 
-They skip cleanly when the corpus is not beside the project. One symbol-index cache
-directory is shared by the whole session, so each `.sym` file is indexed once.
+They skip cleanly when the corpus is not beside the project (the corpus, `corpus_dir` and
+`read_cases` are in tests/conftest.py). One symbol-index cache directory is shared by the
+whole session, so each `.sym` file is indexed once.
 """
 
 from __future__ import annotations
@@ -10,25 +11,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO.parent / "shared" / "corpus"
-
-
-def read_cases() -> list[tuple[str, str, tuple[str, ...], str]]:
-    """CASES.tsv rows: (label, dump, symbol paths, reference JSON), paths relative to the corpus."""
-    path = CORPUS / "CASES.tsv"
-    if not path.is_file():
-        return []
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        label, dump, symbols, reference = line.split("\t")
-        rows.append((label, dump, tuple(symbols.split()), reference))
-    return rows
-
-
-Case = tuple[str, str, tuple[str, ...], str]
+from tests.conftest import CORPUS, Case
 
 
 def case_params(cases: list[Case]) -> list[object]:
@@ -37,13 +20,6 @@ def case_params(cases: list[Case]) -> list[object]:
         return [pytest.param(c, id=c[0]) for c in cases]
     reason = f"no test corpus at {CORPUS} (it lives beside the project, not in it)"
     return [pytest.param(None, id="no-corpus", marks=pytest.mark.skip(reason=reason))]
-
-
-@pytest.fixture(scope="session")
-def corpus() -> Path:
-    if not (CORPUS / "CASES.tsv").is_file():
-        pytest.skip(f"no test corpus at {CORPUS} (it lives beside the project, not in it)")
-    return CORPUS
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,8 @@ import pytest
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.report.human import render_human
 from inspector.core.report.machine import render_machine
-from tests.golden.conftest import case_params, read_cases
+from tests.conftest import read_cases
+from tests.golden.conftest import case_params
 
 pytestmark = pytest.mark.golden
 
@@ -54,34 +55,34 @@ def _state(corpus: Path, cache: Path, dump: str, symbols: tuple[str, ...]) -> Pr
     )
 
 
-def test_machine_matches_breakpad(corpus: Path, symbols_cache: Path) -> None:
-    state = _state(corpus, symbols_cache, "breakpad/minidump2.dmp", ("breakpad/symbols",))
-    expected = (corpus / "breakpad/expected/minidump2.stackwalk.machine_readable.out").read_text()
+def test_machine_matches_breakpad(corpus_dir: Path, symbols_cache: Path) -> None:
+    state = _state(corpus_dir, symbols_cache, "breakpad/minidump2.dmp", ("breakpad/symbols",))
+    expected = (corpus_dir / "breakpad/expected/minidump2.stackwalk.machine_readable.out").read_text()
     assert render_machine(state) == expected.replace("\r", "")
 
 
 @pytest.mark.parametrize("case", case_params(HUMAN_CASES))
 def test_human_matches_rust_minidump(
-    corpus: Path, symbols_cache: Path, case: tuple[str, str, tuple[str, ...], str]
+    corpus_dir: Path, symbols_cache: Path, case: tuple[str, str, tuple[str, ...], str]
 ) -> None:
     label, dump, symbols, reference = case
-    expected = corpus / reference.replace(".json", ".txt")
+    expected = corpus_dir / reference.replace(".json", ".txt")
     if not expected.is_file():
         pytest.skip(f"no human reference for {label}")
-    ours = render_human(_state(corpus, symbols_cache, dump, symbols), problems=False)
+    ours = render_human(_state(corpus_dir, symbols_cache, dump, symbols), problems=False)
     assert ours == without_disassembly(expected.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("case", case_params(NAMED_FRAME_0))
 def test_human_linux_inline_names_frame_0(
-    corpus: Path, symbols_cache: Path, case: tuple[str, str, tuple[str, ...], str]
+    corpus_dir: Path, symbols_cache: Path, case: tuple[str, str, tuple[str, ...], str]
 ) -> None:
     """rust-minidump prints `linux_inline + 0x161b6`; we print the inline chain and `main` (as Breakpad).
 
     With frame 0 put back as rust-minidump prints it, and the frames renumbered, the rest is identical.
     """
     label, dump, symbols, reference = case
-    ours = render_human(_state(corpus, symbols_cache, dump, symbols), problems=False).splitlines()
+    ours = render_human(_state(corpus_dir, symbols_cache, dump, symbols), problems=False).splitlines()
     old = "old-inline" in label
     first = ours.index(" 0  linux_inline!func() [linux_inline.cpp : 27]")
     headers = ours[first : first + 7 : 2]
@@ -94,18 +95,19 @@ def test_human_linux_inline_names_frame_0(
     assert all(line == "    Found by: inlining" for line in ours[first + 1 : first + 7 : 2])
     rest = [re.sub(r"^ ?(\d+)  ", lambda m: f"{int(m.group(1)) - 3:2}  ", line) for line in ours[first + 7 :]]
     as_rust_minidump = [*ours[:first], " 0  linux_inline + 0x161b6", *rest]
-    expected = without_disassembly((corpus / reference.replace(".json", ".txt")).read_text(encoding="utf-8"))
+    reference_text = (corpus_dir / reference.replace(".json", ".txt")).read_text(encoding="utf-8")
+    expected = without_disassembly(reference_text)
     assert "\n".join(as_rust_minidump) + "\n" == expected
 
 
 _BREAKPAD_FRAME = re.compile(r"^ ?(\d+)  (\S+?)(?: \[(\S+) : (\d+) \+ 0x[0-9a-f]+\]| \+ 0x[0-9a-f]+)?$")
 
 
-def test_human_tells_breakpads_story(corpus: Path, symbols_cache: Path) -> None:
+def test_human_tells_breakpads_story(corpus_dir: Path, symbols_cache: Path) -> None:
     """minidump2: the frames of Breakpad's human report, with the same trust and registers."""
-    state = _state(corpus, symbols_cache, "breakpad/minidump2.dmp", ("breakpad/symbols",))
+    state = _state(corpus_dir, symbols_cache, "breakpad/minidump2.dmp", ("breakpad/symbols",))
     ours = render_human(state, brief=True)
-    breakpad = (corpus / "breakpad/expected/minidump2.stackwalk.out").read_text().replace("\r", "")
+    breakpad = (corpus_dir / "breakpad/expected/minidump2.stackwalk.out").read_text().replace("\r", "")
 
     def frames(text: str) -> list[tuple[str, ...]]:
         return [m.groups() for line in text.splitlines() if (m := _BREAKPAD_FRAME.match(line))]

@@ -31,6 +31,14 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
+def settings_file(tmp_path: Path) -> Path:
+    """An INI file for `--settings` of an app run in a child process, with the symbol index cache off."""
+    ini = tmp_path / "settings.ini"
+    ini.write_text("[symbols]\ncache_enabled=false\n")
+    return ini
+
+
+@pytest.fixture
 def session(qtbot: QtBot) -> Iterator[Session]:
     s = Session(symbol_paths=[sample_symbols()], cache_dir=None)
     yield s

@@ -28,13 +28,6 @@ def run_app(*args: str, settings: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def settings_file(tmp_path: Path) -> Path:
-    ini = tmp_path / "settings.ini"
-    ini.write_text("[symbols]\ncache_enabled=false\n")
-    return ini
-
-
 def test_screenshot_of_the_sample_is_a_large_png(tmp_path: Path, settings_file: Path) -> None:
     shot = tmp_path / "shots" / "sample.png"
     out = run_app(

@@ -17,13 +17,9 @@ from inspector.gui.models.roles import AddressRole
 from inspector.gui.settings import Settings
 from inspector.resources import sample_dump, sample_symbols
 from tests.gui.conftest import MessageBoxes, make_window
-from tests.gui.support import wait_analysis_over
+from tests.gui.support import load, wait_analysis_over
 
 STACK_POINTER = 0x7FFFF75CFE88  # the crashing thread's rsp in the sample
-
-
-def open_and_wait(qtbot: QtBot, window: MainWindow, path: Path) -> None:
-    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(path))
 
 
 def drop(window: MainWindow, paths: list[Path]) -> QDropEvent:
@@ -57,7 +53,8 @@ def drop_and_wait(qtbot: QtBot, window: MainWindow, paths: list[Path]) -> QDropE
 
 
 def test_opening_the_sample_fills_every_pane(qtbot: QtBot, window: MainWindow) -> None:
-    open_and_wait(qtbot, window, sample_dump())
+    # through the window's own open_dump (the menu, recent files and drops call it)
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(sample_dump()))
     assert window.windowTitle() == "sample.dmp — Crash Inspector"
     summary = window.summary_pane.text()
     for fact in (
@@ -89,7 +86,7 @@ def test_opening_the_sample_fills_every_pane(qtbot: QtBot, window: MainWindow) -
 def test_selecting_a_thread_in_its_pane_updates_registers_and_memory(
     qtbot: QtBot, window: MainWindow
 ) -> None:
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     view = window.thread_pane.view
     view.setCurrentIndex(window.thread_pane.proxy.mapFromSource(window.thread_pane.model.index(1, 0)))
     assert window.session.selected_thread == 1
@@ -115,7 +112,7 @@ def test_a_dropped_folder_becomes_a_saved_symbol_path_and_reruns_the_analysis(
     qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes
 ) -> None:
     window = make_window(qtbot, settings, session_symbol_paths=())
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     doc = window.session.document
     assert doc is not None and doc.modules_lacking_symbols() == [0, 2, 3]  # scanned frames without symbols
     drop_and_wait(qtbot, window, [sample_symbols()])
@@ -133,7 +130,7 @@ def test_a_dropped_sym_file_is_used_for_its_module(
     qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes
 ) -> None:
     window = make_window(qtbot, settings, session_symbol_paths=())
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     sym = next((sample_symbols() / "render_farm").rglob("*.sym"))
     drop_and_wait(qtbot, window, [sym])
     doc = window.session.document
@@ -146,7 +143,7 @@ def test_a_dropped_sym_file_is_used_for_its_module(
 def test_a_file_that_is_not_a_dump_shows_an_error_and_keeps_the_previous_dump(
     qtbot: QtBot, window: MainWindow, message_boxes: MessageBoxes, tmp_path: Path
 ) -> None:
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     before = window.session.document
     bad = tmp_path / "screenshot.png.dmp"
     bad.write_bytes(b"\x89PNG\r\n\x1a\n not a dump")
@@ -159,15 +156,15 @@ def test_a_file_that_is_not_a_dump_shows_an_error_and_keeps_the_previous_dump(
     assert window.windowTitle().startswith("sample.dmp")
     assert "SIGSEGV" in window.summary_pane.text()
     # the app keeps working
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     assert window.session.document is not before
 
 
 def test_a_directory_or_a_vanished_file_is_an_error_too(
     qtbot: QtBot, window: MainWindow, message_boxes: MessageBoxes, tmp_path: Path
 ) -> None:
-    open_and_wait(qtbot, window, tmp_path)
-    open_and_wait(qtbot, window, tmp_path / "gone.dmp")
+    load(qtbot, window.session, tmp_path)
+    load(qtbot, window.session, tmp_path / "gone.dmp")
     assert message_boxes.titles == ["Cannot open dump", "Cannot open dump"]
     assert "is a directory" in message_boxes.shown[0][1]
     assert "no such file" in message_boxes.shown[1][1]
@@ -184,7 +181,7 @@ def test_a_truncated_dump_opens_with_its_problems_listed(
     qtbot.waitExposed(window)
     modules = window.docks["modules"]
     assert not modules.visibleRegion().isEmpty()  # Modules is the front tab until problems appear
-    open_and_wait(qtbot, window, cut)
+    load(qtbot, window.session, cut)
     assert message_boxes.shown == []  # damage is not an error: the dump opens
     problems = window.problem_pane.model.problems
     assert len(problems) >= 3
@@ -221,7 +218,7 @@ def test_alt_number_jumps_between_panes_and_ctrl_g_goes_to_an_address(
     window.show()
     qtbot.waitExposed(window)
     window.activateWindow()
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
 
     def focused_in(widget: QWidget) -> bool:
         focus = QApplication.focusWidget()
@@ -248,7 +245,7 @@ def test_alt_number_jumps_between_panes_and_ctrl_g_goes_to_an_address(
 
 
 def test_go_to_address_across_regions_and_outside_the_dump(qtbot: QtBot, window: MainWindow) -> None:
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     pane = window.memory_pane
     pane.go_to.setText("0x7fffffffeaa0")  # thread 0's stack pointer: another region
     pane.go_to.returnPressed.emit()
@@ -264,7 +261,7 @@ def test_go_to_address_across_regions_and_outside_the_dump(qtbot: QtBot, window:
 
 
 def test_double_clicking_a_register_shows_where_it_points(qtbot: QtBot, window: MainWindow) -> None:
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     window.session.select_thread(0)
     model = window.register_pane.model
     rsp = model.row_of("rsp")
@@ -281,7 +278,7 @@ def test_the_missing_symbols_link_shows_those_modules(
     qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes
 ) -> None:
     window = make_window(qtbot, settings, session_symbol_paths=())
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     summary = window.summary_pane.text()
     assert "Symbols: 3 of 3 modules with frames or scan hits lack symbols" in summary, summary
     label = window.summary_pane.values["symbols"]
@@ -295,7 +292,7 @@ def test_the_missing_symbols_link_shows_those_modules(
 
 
 def test_preferences_edit_the_saved_symbol_paths(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     dialog = window.preferences_dialog()
     qtbot.addWidget(dialog)
     first, second = tmp_path / "a", tmp_path / "b"
@@ -320,8 +317,8 @@ def test_recent_files_menu(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> 
     assert not window.recent_menu.isEnabled()
     copy = tmp_path / "other.dmp"
     copy.write_bytes(sample_dump().read_bytes())
-    open_and_wait(qtbot, window, sample_dump())
-    open_and_wait(qtbot, window, copy)
+    load(qtbot, window.session, sample_dump())
+    load(qtbot, window.session, copy)
     labels = [a.text() for a in window.recent_menu.actions() if a.text()]
     assert labels[:2] == ["&1 other.dmp", "&2 sample.dmp"]
     recent_sample = window.recent_menu.actions()[1]

@@ -52,13 +52,6 @@ def dumps(tmp_path: Path) -> dict[str, Path]:
     return found
 
 
-@pytest.fixture
-def settings_file(tmp_path: Path) -> Path:
-    ini = tmp_path / "settings.ini"
-    ini.write_text("[symbols]\ncache_enabled=false\n")
-    return ini
-
-
 def launch(dump: Path, settings: Path, *extra: str) -> subprocess.Popen[str]:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     return subprocess.Popen(

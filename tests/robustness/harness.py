@@ -6,6 +6,9 @@ reports — and returns an `Outcome` with the facts the robustness tests compare
 objects themselves, so no mapping stays open). An exception that is not an `InspectorError`
 is caught and kept as text: the tests fail on it with the variant's name.
 
+`assert_nothing_lost(outcome, original, expected)` checks that what a damaged dump still holds
+(`damage.survivors`) is in its outcome, equal to the undamaged original's.
+
 `time_limit(seconds)` interrupts pure-Python work that runs too long (SIGALRM in the main
 thread): a hang becomes `Hang`, a `BaseException` our `except Exception` clauses cannot
 swallow.
@@ -30,6 +33,7 @@ from inspector.core.report.human import render_human
 from inspector.core.report.json_report import json_document, render_json
 from inspector.core.report.machine import render_machine
 from inspector.core.unwind import WalkOptions
+from tests.robustness.damage import Survivors
 
 #: Longest one input may take in-process (a few milliseconds is usual; the machine is shared).
 IN_PROCESS_SECONDS = 5.0
@@ -153,3 +157,26 @@ def _run(path: Path, symbol_paths: tuple[Path, ...], cache: Path | None, outcome
         render_machine(state)
     finally:
         dump.close()
+
+
+def assert_nothing_lost(outcome: Outcome, original: Outcome, expected: Survivors) -> None:
+    """What the damaged file still holds (`expected`) is in `outcome`, equal to `original`'s."""
+    if outcome.open_error is not None:
+        # refused on opening: only when its header or directory cannot be read
+        assert not (expected.modules or expected.threads or expected.system), outcome.open_error
+        return
+    assert outcome.process_error is None or not (expected.modules or expected.threads or expected.system)
+    if expected.system:
+        assert outcome.os_cpu == original.os_cpu
+    if expected.crash:
+        assert outcome.crash == original.crash
+    for i in expected.modules:
+        assert original.modules[i] in outcome.modules, f"module {i} lost"
+    thread_ids = list(original.threads)
+    for i in expected.threads:
+        assert thread_ids[i] in outcome.threads, f"thread {i} lost"
+    for i in expected.first_frames:
+        frames = outcome.threads[thread_ids[i]]
+        assert frames and frames[0][:2] == original.threads[thread_ids[i]][0][:2], f"thread {i}: frame 0"
+    for i in expected.walks:
+        assert outcome.threads[thread_ids[i]] == original.threads[thread_ids[i]], f"thread {i}: frames"

@@ -23,7 +23,7 @@ import pytest
 from inspector.core.errors import InspectorError
 from tests.robustness.conftest import Outcomes, collected_dump_variants
 from tests.robustness.damage import DumpVariant, survivors
-from tests.robustness.harness import IN_PROCESS_SECONDS
+from tests.robustness.harness import IN_PROCESS_SECONDS, assert_nothing_lost
 
 VARIANTS = collected_dump_variants()
 
@@ -54,26 +54,7 @@ def test_nothing_readable_is_lost(variant: DumpVariant, outcomes: Outcomes) -> N
     assert variant.seed is not None
     original = outcomes.original(variant.seed)
     outcome = outcomes.of(variant)
-    expected = survivors(variant)
-    if outcome.open_error is not None:
-        # refused on opening: only when its header or directory cannot be read
-        assert not (expected.modules or expected.threads or expected.system), outcome.open_error
-        return
-    assert outcome.process_error is None or not (expected.modules or expected.threads or expected.system)
-    if expected.system:
-        assert outcome.os_cpu == original.os_cpu
-    if expected.crash:
-        assert outcome.crash == original.crash
-    for i in expected.modules:
-        assert original.modules[i] in outcome.modules, f"module {i} lost"
-    thread_ids = list(original.threads)
-    for i in expected.threads:
-        assert thread_ids[i] in outcome.threads, f"thread {i} lost"
-    for i in expected.first_frames:
-        frames = outcome.threads[thread_ids[i]]
-        assert frames and frames[0][:2] == original.threads[thread_ids[i]][0][:2], f"thread {i}: frame 0"
-    for i in expected.walks:
-        assert outcome.threads[thread_ids[i]] == original.threads[thread_ids[i]], f"thread {i}: frames"
+    assert_nothing_lost(outcome, original, survivors(variant))
 
 
 def test_usable_output_figures(outcomes: Outcomes, capsys: pytest.CaptureFixture[str]) -> None:

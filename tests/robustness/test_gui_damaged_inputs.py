@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 from inspector.gui.main_window import MainWindow
 from inspector.resources import sample_dump
 from tests.gui.conftest import MessageBoxes
-from tests.gui.support import wait_analysis_over
+from tests.gui.support import load
 from tests.robustness.conftest import collected_dump_variants
 from tests.robustness.damage import DumpVariant
 from tests.synth.minidump import SynthMinidump
@@ -44,16 +44,12 @@ def _variant(name: str) -> DumpVariant:
     return _BY_NAME[name]
 
 
-def open_and_wait(qtbot: QtBot, window: MainWindow, path: Path) -> None:
-    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(path))
-
-
 @pytest.mark.parametrize("name", DAMAGED)
 def test_a_damaged_dump_opens_with_what_could_be_read_and_its_problems(
     qtbot: QtBot, window: MainWindow, message_boxes: MessageBoxes, tmp_path: Path, name: str
 ) -> None:
     variant = _variant(name)
-    open_and_wait(qtbot, window, variant.materialize(tmp_path))
+    load(qtbot, window.session, variant.materialize(tmp_path))
     assert message_boxes.shown == [], "damage is not an error: the dump opens"
     document = window.session.document
     assert document is not None and document.path.name.endswith(".dmp")
@@ -63,18 +59,18 @@ def test_a_damaged_dump_opens_with_what_could_be_read_and_its_problems(
     assert f"{len(problems)} problem" in window.status_text() and "(see Problems)" in window.status_text()
     assert window.thread_pane.model.rowCount() == len(document.snapshot.threads) > 0
     # the app keeps working: the undamaged sample opens next, without problems
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     assert window.problem_pane.model.problems == [] and window.windowTitle().startswith("sample.dmp")
 
 
 def test_unreadable_inputs_show_an_error_and_keep_the_previous_dump(
     qtbot: QtBot, window: MainWindow, message_boxes: MessageBoxes, tmp_path: Path
 ) -> None:
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     before = window.session.document
     assert before is not None
     for name in UNREADABLE:
-        open_and_wait(qtbot, window, _variant(name).materialize(tmp_path))
+        load(qtbot, window.session, _variant(name).materialize(tmp_path))
         assert window.session.document is before, name
         assert window.windowTitle().startswith("sample.dmp"), name
         assert "Cannot open dump" in window.status_text(), name
@@ -89,9 +85,9 @@ def test_a_run_of_damaged_and_unreadable_inputs_leaves_a_working_window(
 ) -> None:
     """Alternating inputs, as a user dropping a folder of uploads would: the window survives each."""
     for name in [n for pair in zip(DAMAGED, UNREADABLE, strict=True) for n in pair]:
-        open_and_wait(qtbot, window, _variant(name).materialize(tmp_path))
+        load(qtbot, window.session, _variant(name).materialize(tmp_path))
         assert window.session.document is not None  # the damaged one, or the one before
-    open_and_wait(qtbot, window, sample_dump())
+    load(qtbot, window.session, sample_dump())
     assert window.session.document is not None and window.session.document.path == sample_dump()
     assert not window.session.is_busy
 
@@ -102,7 +98,7 @@ def test_what_only_the_stackwalker_finds_is_listed_with_the_problems(
     """A dump without a thread list (rust-minidump refuses it) opens; the Problems pane says why no thread."""
     path = tmp_path / "no-threads.dmp"
     path.write_bytes(SynthMinidump().add_module(0x400000, 0x1000, "app").finish())
-    open_and_wait(qtbot, window, path)
+    load(qtbot, window.session, path)
     assert message_boxes.shown == []
     assert window.thread_pane.model.rowCount() == 0 and window.module_pane.model.rowCount() == 1
     problems = window.problem_pane.model.problems

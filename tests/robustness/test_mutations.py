@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tests.robustness.conftest import Outcomes, collected_seeds
 from tests.robustness.damage import INF, Damage, DumpSeed, DumpVariant, Span, survivors
-from tests.robustness.harness import IN_PROCESS_SECONDS, run_library
+from tests.robustness.harness import IN_PROCESS_SECONDS, assert_nothing_lost, run_library
 
 SEEDS = collected_seeds()
 
@@ -67,17 +67,6 @@ def test_mutated_seeds_keep_every_property(variant: DumpVariant, outcomes: Outco
     outcome = run_library(path, variant.seed.symbol_paths, outcomes.cache)
     assert outcome.foreign is None, outcome.foreign
     assert outcome.seconds < IN_PROCESS_SECONDS
-    if outcome.refused:
-        return
-    assert outcome.json_problems == outcome.problems
-    original = outcomes.original(variant.seed)
-    expected = survivors(variant)
-    if expected.system:
-        assert outcome.os_cpu == original.os_cpu
-    for i in expected.modules:
-        assert original.modules[i] in outcome.modules
-    thread_ids = list(original.threads)
-    for i in expected.threads:
-        assert thread_ids[i] in outcome.threads
-    for i in expected.walks:
-        assert outcome.threads[thread_ids[i]] == original.threads[thread_ids[i]]
+    if not outcome.refused:
+        assert outcome.json_problems == outcome.problems
+    assert_nothing_lost(outcome, outcomes.original(variant.seed), survivors(variant))

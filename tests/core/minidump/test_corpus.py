@@ -22,26 +22,14 @@ from inspector import cli_dump
 from inspector.core.minidump import DebugId, Minidump, Thread, basename, windows_error_name
 from inspector.core.report.dump_text import render_dump, rust_minidump_part
 from inspector.core.types import Cpu
+from tests.conftest import read_cases
 
 pytestmark = pytest.mark.golden
 
 _32_BIT = (Cpu.X86, Cpu.ARM, Cpu.MIPS, Cpu.PPC, Cpu.SPARC)
 
-#: Known differences: (case label, field path) -> cause. Empty: every compared field is equal.
-KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {}
-
 #: The corpus files that are not minidumps (Breakpad microdumps and a crash-upload excerpt).
 NOT_MINIDUMPS = 8
-
-
-def _cases(corpus: Path) -> list[tuple[str, Path, Path]]:
-    rows = []
-    for line in (corpus / "CASES.tsv").read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        label, dump, _symbols, reference = line.split("\t")
-        rows.append((label, corpus / dump, corpus / reference))
-    return rows
 
 
 def _hex(value: int | None, cpu: Cpu) -> str | None:
@@ -140,9 +128,9 @@ def test_reader_matches_rust_minidump_json_on_every_case(
 ) -> None:
     dumps = compared = equal = 0
     differences = []
-    for label, dump_path, reference_path in _cases(corpus_dir):
-        reference = json.loads(reference_path.read_text())
-        with Minidump.open(dump_path) as dump:
+    for label, dump_name, _symbols, reference_name in read_cases():
+        reference = json.loads((corpus_dir / reference_name).read_text())
+        with Minidump.open(corpus_dir / dump_name) as dump:
             ours = dict(_leaves(_ours(dump, reference)))
         dumps += 1
         for path, expected in _leaves(_theirs(reference)):
@@ -150,7 +138,7 @@ def test_reader_matches_rust_minidump_json_on_every_case(
             actual = ours.get(path, "<missing>")
             if actual == expected:
                 equal += 1
-            elif (label, path) not in KNOWN_DIFFERENCES:
+            else:
                 differences.append(f"{label} {path}: ours {actual!r}, rust-minidump {expected!r}")
     with capsys.disabled():
         print(f"\n[corpus json] {dumps} dumps, {compared} fields compared, {equal} equal")
