@@ -368,3 +368,42 @@ def test_x86_frame_pointer_overflow(tmp_path: Path) -> None:
     walk = case(tmp_path).walk(stack, eip=0x40000200, esp=STACK_START, ebp=0xFFFFFFF8)
     fp = walk.termination.failed_attempts[1]
     assert fp.strategy is Strategy.FRAME_POINTER and "would overflow" in fp.reason
+
+
+def test_x86_breakpad_deep_walk_keeps_the_innermost_callee_parameter_size(tmp_path: Path) -> None:
+    """Breakpad: `.cbCalleeParams` is the innermost frame's parameter size at every depth.
+
+    Frame 0 has no frame info, frame 1 is in a function with 8 bytes of parameters, every
+    deeper frame in one with 12: from frame 2 on the size stays 8 however deep the walk goes
+    (the walker looks at each frame once). The frames are those of the rust-minidump policy.
+    """
+    depth = 300
+    program = "$T0 $ebp = $eip $T0 4 + ^ = $ebp $T0 ^ = $esp $T0 8 + ="
+    symbols1 = (
+        f"FUNC 1000 100 8 outer\nSTACK WIN 4 1000 100 0 0 8 0 0 0 1 {program}\n"
+        f"FUNC 2000 100 c recurse\nSTACK WIN 4 2000 100 0 0 c 0 0 0 1 {program}\n"
+    )
+    labels = [Label() for _ in range(depth + 1)]
+    stack = Section(start=STACK_START).append_repeated(0, 4)
+    for i in range(depth):
+        stack.mark(labels[i]).d32(labels[i + 1]).d32(MODULE1 + (0x1010 if i == 0 else 0x2010))
+    stack.mark(labels[depth]).d32(0).d32(0)
+    registers = {"eip": MODULE1 + 0x500, "esp": STACK_START, "ebp": labels[0].value}
+    walk = case(tmp_path, symbols1).walk(stack, options=BREAKPAD, **registers)
+    plain = case(tmp_path, symbols1).walk(stack, **registers)
+
+    def frames(walked: Walked) -> list[tuple[FrameTrust, int, int | None, int | None]]:
+        return [
+            (f.trust, f.return_address, f.context.get("esp"), f.context.get("ebp")) for f in walked.frames
+        ]
+
+    assert len(walk.frames) == depth + 1
+    assert walk.termination.reason is TerminationReason.NULL_INSTRUCTION
+    assert frames(walk) == frames(plain)
+    assert [f.context.get("ebp") for f in walk.frames[1:]] == [label.value for label in labels[1:]]
+    sizes = []
+    for index in range(2, depth + 1):
+        detail = walk.chosen(index).detail
+        assert isinstance(detail, StackWinDetail)
+        sizes.append(dict(detail.variables)[".cbCalleeParams"])
+    assert sizes == [0] + [8] * (depth - 2)

@@ -28,6 +28,11 @@ class ThreadWalk:
     memory: StackMemory
     frames: list[StackFrame] = field(default_factory=list)
     scanned_frames: int = 0
+    #: x86 Breakpad policy: the parameter size of the innermost frame that has one (None: none
+    #: yet) and how many frames, from frame 0, have been looked at for it. A frame's size
+    #: never changes and frames are only appended, so each frame is looked at once.
+    param_size: int | None = None
+    param_checked: int = 0
 
     @property
     def scan_allowed(self) -> bool:

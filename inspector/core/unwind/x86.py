@@ -226,10 +226,9 @@ def _breakpad_frame_info(frame: StackFrame, walk: ThreadWalk) -> tuple[StackWinR
     A STACK WIN record (FRAME_DATA before FPO) has everything; without one a FUNC covering
     the address still gives the parameter size.
     """
-    env = walk.env
-    if frame.module is None or env.symbolizer is None:
+    if frame.module is None:
         return None, None
-    symbol_file = env.symbolizer.status(frame.module).symbol_file
+    symbol_file = walk.env.unwind_symbols(frame.module)
     if symbol_file is None:
         return None, None
     relative = frame.instruction - frame.module.base
@@ -246,14 +245,18 @@ def _callee_parameter_size(walk: ThreadWalk) -> int:
     Situation: a caller's frame includes its callee's stack arguments (stdcall and friends
     pop them in the callee, cdecl in the caller). Breakpad walks the frames below the
     current one from the nearest downwards and, lacking a `break`, keeps the last match:
-    the innermost frame with Windows frame info. We reproduce that.
+    the innermost frame with Windows frame info. We reproduce that, looking at each frame
+    once: the innermost match never changes as frames are added further out (re-reading
+    every frame at every step made deep walks quadratic).
     """
-    size = 0
-    for frame in reversed(walk.frames[:-1]):
-        _, parameter_size = _breakpad_frame_info(frame, walk)
-        if parameter_size is not None:
-            size = parameter_size
-    return size
+    if walk.param_size is None:
+        for frame in walk.frames[walk.param_checked : len(walk.frames) - 1]:
+            walk.param_checked += 1
+            _, parameter_size = _breakpad_frame_info(frame, walk)
+            if parameter_size is not None:
+                walk.param_size = parameter_size
+                break
+    return 0 if walk.param_size is None else walk.param_size
 
 
 def _breakpad_scan(walk: ThreadWalk, start: int, words: int, purpose: str) -> ScanResult:
