@@ -21,7 +21,6 @@ CfiStackWalker):
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from inspector.core.minidump import CpuContext, Module
 from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_cfi, evaluate_win
@@ -158,8 +157,9 @@ def cfi_attempt(
 
     def evaluate(expression: str, cfa: int | None) -> PostfixResult:
         # 64-bit arithmetic as rust-minidump, memory words of the CPU's width
-        result = evaluate_cfi(expression, registers=registers, read_word=read_word, cfa=cfa, width=8)
-        return result if width == 8 else _with_read_size(result, width)
+        return evaluate_cfi(
+            expression, registers=registers, read_word=read_word, cfa=cfa, width=8, read_size=width
+        )
 
     cfa_expr = lookup.rules.get(".cfa")
     ra_expr = lookup.rules.get(".ra")
@@ -384,15 +384,6 @@ def _fpo(
         f"read at {eip_address:#x}"
     )
     return StrategyAttempt(strategy, Outcome.FOUND, reason, detail(), state.registers()), True
-
-
-def _with_read_size(result: PostfixResult, size: int) -> PostfixResult:
-    """The result with its memory reads recorded at the word size actually read."""
-    steps = tuple(
-        replace(step, read=replace(step.read, size=size)) if step.read is not None else step
-        for step in result.steps
-    )
-    return replace(result, steps=steps)
 
 
 def _na(strategy: Strategy, reason: str) -> StrategyAttempt:
