@@ -20,7 +20,7 @@ CfiStackWalker):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from inspector.core.minidump import CpuContext, Module
 from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_cfi, evaluate_win
@@ -83,9 +83,13 @@ class CallerRegisters:
         updated = self.callee.with_registers(self.values, keep_valid=True)
         return updated.subset(self.valid)
 
-    def registers(self) -> tuple[tuple[str, int], ...]:
-        ctx = self.context()
-        return tuple(ctx.valid_registers())
+    def found(
+        self, strategy: Strategy, reason: str, detail: CfiDetail | StackWinDetail
+    ) -> tuple[StrategyAttempt, CpuContext]:
+        """The successful attempt and the caller's context, built once for both."""
+        context = self.context()
+        attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(context.valid_registers()))
+        return attempt, context
 
 
 def _module_label(module: Module) -> str:
@@ -102,8 +106,12 @@ def cfi_attempt(
     forwarded: tuple[str, ...],
     state: CallerRegisters | None = None,
     entry_only: frozenset[str] = frozenset(),
-) -> tuple[StrategyAttempt, CallerRegisters | None]:
+    adjust: Callable[[CallerRegisters], None] | None = None,
+) -> tuple[StrategyAttempt, CpuContext | None]:
     """Evaluate the STACK CFI covering `instruction`; returns the attempt and, if it worked, the caller.
+
+    `adjust` may change the caller's registers after the rules and before the caller's
+    context (and the attempt's list of registers) is built: arm64 strips pointer auth there.
 
     `entry_only`: callee registers the rules may read only when the INIT row starts
     exactly at `instruction` (rust-minidump's arm64 rule for an lr that frame-pointer
@@ -210,7 +218,9 @@ def cfi_attempt(
         f"STACK CFI at {_module_label(module)}+{relative:#x}: caller {rs.instruction_pointer} = {ip:#x}, "
         f"{rs.stack_pointer} = {sp:#x}"
     )
-    return StrategyAttempt(Strategy.CFI, Outcome.FOUND, reason, detail(), caller.registers()), caller
+    if adjust is not None:
+        adjust(caller)
+    return caller.found(Strategy.CFI, reason, detail())
 
 
 def stack_win_attempt(
@@ -223,18 +233,18 @@ def stack_win_attempt(
     env: WalkEnvironment,
     memory: StackMemory,
     state: CallerRegisters,
-) -> tuple[StrategyAttempt | None, bool]:
-    """rust-minidump's STACK WIN step (x86): FRAME_DATA, else FPO; (attempt, succeeded).
+) -> tuple[StrategyAttempt | None, CpuContext | None]:
+    """rust-minidump's STACK WIN step (x86): FRAME_DATA, else FPO; (attempt, the caller if it worked).
 
-    Returns (None, False) when no STACK WIN record covers the instruction.
+    Returns (None, None) when no STACK WIN record covers the instruction.
     """
     hit = env.module_at(instruction)
     if hit is None or not env.has_symbols(hit[1]):
-        return None, False
+        return None, None
     module = hit[1]
     record = env.find_stack_win(module, instruction)
     if record is None:
-        return None, False
+        return None, None
     registers = readable_registers(callee_context, all_valid=all_valid)
     relative = instruction - module.base
     if record.type is StackWinType.FRAME_DATA:
@@ -268,24 +278,24 @@ def _frame_data(
     grand: int,
     memory: StackMemory,
     state: CallerRegisters,
-) -> tuple[StrategyAttempt, bool]:
+) -> tuple[StrategyAttempt, CpuContext | None]:
     strategy = Strategy.STACK_WIN_FRAME_DATA
     program = record.program_string or ""
     esp, ebp = registers.get("esp"), registers.get("ebp")
     if esp is None or ebp is None:
         missing = "esp" if esp is None else "ebp"
-        return _failed(strategy, f"the callee's {missing} is not known"), False
+        return _failed(strategy, f"the callee's {missing} is not known"), None
     variables = win_variables(
         record, esp=esp, ebp=ebp, ebx=registers.get("ebx"), grand_callee_parameter_size=grand
     )
     if variables is None:
-        return _failed(strategy, ".raSearchStart overflows 32 bits"), False
+        return _failed(strategy, ".raSearchStart overflows 32 bits"), None
     result = evaluate_win(program, variables=variables, read_word=lambda a: memory.read(a, 4), width=4)
     detail = StackWinDetail(
         _module_label(module), relative, record, program, "record", tuple(variables.items()), result
     )
     if not result.ok:
-        return _failed(strategy, f"the program failed: {result.error}", detail), False
+        return _failed(strategy, f"the program failed: {result.error}", detail), None
     for name in ("$eip", "$esp", "$ebp", "$ebx", "$esi", "$edi"):
         if name in result.variables:
             state.set(name[1:], result.variables[name])
@@ -295,7 +305,7 @@ def _frame_data(
         f"STACK WIN frame data at {_module_label(module)}+{relative:#x}: caller eip = {shown}, "
         f"esp = {result.variables.get('$esp', 0):#x}"
     )
-    return StrategyAttempt(strategy, Outcome.FOUND, reason, detail, state.registers()), True
+    return state.found(strategy, reason, detail)
 
 
 def _fpo(
@@ -308,7 +318,7 @@ def _fpo(
     grand: int,
     memory: StackMemory,
     state: CallerRegisters,
-) -> tuple[StrategyAttempt, bool]:
+) -> tuple[StrategyAttempt, CpuContext | None]:
     """rust-minidump's `walk_with_stack_win_fpo`.
 
     Situation: old FPO data (STACK WIN type 0) gives only frame sizes. Handling: the
@@ -339,19 +349,19 @@ def _fpo(
 
     esp = registers.get("esp")
     if esp is None:
-        return _failed(strategy, "the callee's esp is not known", detail()), False
+        return _failed(strategy, "the callee's esp is not known", detail()), None
     eip_address = (esp + frame_size) & U64
     word = memory.word(eip_address, 4, "return address")
     reads.append(word)
     if word.value is None:
-        return _failed(strategy, f"cannot read the return address at {eip_address:#x}", detail()), False
+        return _failed(strategy, f"cannot read the return address at {eip_address:#x}", detail()), None
     caller_eip = word.value
     callee_eip = registers.get("eip")
     if not has_grand_callee:
         leftover = callee_eip is not None and caller_eip == callee_eip
         checks.append(Check("the word is not a leftover copy of the context frame's eip", not leftover))
         if callee_eip is None:
-            return _failed(strategy, "the callee's eip is not known", detail()), False
+            return _failed(strategy, "the callee's eip is not known", detail()), None
         if leftover:
             eip_address = (eip_address + 4) & U64
             word = memory.word(eip_address, 4, "return address (after a leftover one)")
@@ -359,7 +369,7 @@ def _fpo(
             if word.value is None:
                 return _failed(
                     strategy, f"cannot read the return address at {eip_address:#x}", detail()
-                ), False
+                ), None
             caller_eip = word.value
     caller_esp = eip_address + 4
     if record.allocates_base_pointer:
@@ -367,23 +377,23 @@ def _fpo(
         saved = memory.word(ebp_address, 4, "saved ebp")
         reads.append(saved)
         if saved.value is None:
-            return _failed(strategy, f"cannot read the saved ebp at {ebp_address:#x}", detail()), False
+            return _failed(strategy, f"cannot read the saved ebp at {ebp_address:#x}", detail()), None
         caller_ebp = saved.value
     else:
         if "ebx" in registers:
             state.set("ebx", registers["ebx"])
         ebp = registers.get("ebp")
         if ebp is None:
-            return _failed(strategy, "the callee's ebp is not known", detail()), False
+            return _failed(strategy, "the callee's ebp is not known", detail()), None
         caller_ebp = ebp
     for name, value in (("eip", caller_eip), ("esp", caller_esp), ("ebp", caller_ebp)):
         if state.set(name, value) is not RuleEffect.SET:
-            return _failed(strategy, f"caller {name} = {value:#x} does not fit 32 bits", detail()), False
+            return _failed(strategy, f"caller {name} = {value:#x} does not fit 32 bits", detail()), None
     reason = (
         f"STACK WIN FPO at {_module_label(module)}+{relative:#x}: return address {caller_eip:#x} "
         f"read at {eip_address:#x}"
     )
-    return StrategyAttempt(strategy, Outcome.FOUND, reason, detail(), state.registers()), True
+    return state.found(strategy, reason, detail())
 
 
 def _na(strategy: Strategy, reason: str) -> StrategyAttempt:
@@ -420,4 +430,4 @@ def cfi_strategy(
     )
     if caller is None:
         return StrategyResult.failed(attempt)
-    return StrategyResult((attempt,), caller.context(), FrameTrust.CFI)
+    return StrategyResult((attempt,), caller, FrameTrust.CFI)

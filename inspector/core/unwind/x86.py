@@ -81,7 +81,7 @@ def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: Thr
     grand_size = 0
     if grand_callee is not None and grand_callee.symbol is not None:
         grand_size = grand_callee.symbol.parameter_size
-    win, ok = stack_win_attempt(
+    win, caller = stack_win_attempt(
         ctx,
         callee.instruction,
         all_valid=all_valid,
@@ -93,8 +93,8 @@ def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: Thr
     )
     if win is not None:
         attempts.append(win)
-        if ok:
-            return StrategyResult(tuple(attempts), state.context(), FrameTrust.CFI)
+        if caller is not None:
+            return StrategyResult(tuple(attempts), caller, FrameTrust.CFI)
     attempt, caller = cfi_attempt(
         ctx,
         callee.instruction,
@@ -107,11 +107,10 @@ def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: Thr
     attempts.append(attempt)
     if caller is None:
         return StrategyResult(tuple(attempts))
-    context = caller.context()
-    if env.options.breakpad and not all(context.is_valid(r) for r in ("eip", "esp", "ebp")):
+    if env.options.breakpad and not all(caller.is_valid(r) for r in ("eip", "esp", "ebp")):
         attempts[-1] = attempt.with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
         return StrategyResult(tuple(attempts))
-    return StrategyResult(tuple(attempts), context, FrameTrust.CFI)
+    return StrategyResult(tuple(attempts), caller, FrameTrust.CFI)
 
 
 def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
@@ -466,12 +465,11 @@ def _breakpad_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     )
     if caller is None:
         return StrategyResult.failed(attempt)
-    context = caller.context()
-    if not all(context.is_valid(r) for r in ("eip", "esp", "ebp")):
+    if not all(caller.is_valid(r) for r in ("eip", "esp", "ebp")):
         return StrategyResult.failed(
             attempt.with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
         )
-    return StrategyResult((attempt,), context, FrameTrust.CFI)
+    return StrategyResult((attempt,), caller, FrameTrust.CFI)
 
 
 def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
