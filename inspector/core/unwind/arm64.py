@@ -85,11 +85,8 @@ def caller_by_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
                 caller.values[name] = strip(caller.raw(name))
 
     attempt, caller = cfi_attempt(
-        ctx,
-        callee.instruction,
-        all_valid=callee.trust is FrameTrust.CONTEXT,
-        env=env,
-        memory=walk.memory,
+        callee,
+        walk,
         forwarded=CALLEE_SAVED_REGS,
         entry_only=frozenset({"lr", "x30"}) if heuristic_lr else frozenset(),
         adjust=strip_pointers,

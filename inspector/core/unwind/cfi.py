@@ -28,7 +28,6 @@ from inspector.core.symbols.postfix import win_frame_size, win_variables
 from inspector.core.unwind.environment import (
     U64,
     StackMemory,
-    WalkEnvironment,
     readable_registers,
     register_name,
 )
@@ -97,18 +96,15 @@ def _module_label(module: Module) -> str:
 
 
 def cfi_attempt(
-    callee_context: CpuContext,
-    instruction: int,
+    callee: StackFrame,
+    walk: ThreadWalk,
     *,
-    all_valid: bool,
-    env: WalkEnvironment,
-    memory: StackMemory,
     forwarded: tuple[str, ...],
     state: CallerRegisters | None = None,
     entry_only: frozenset[str] = frozenset(),
     adjust: Callable[[CallerRegisters], None] | None = None,
 ) -> tuple[StrategyAttempt, CpuContext | None]:
-    """Evaluate the STACK CFI covering `instruction`; returns the attempt and, if it worked, the caller.
+    """Evaluate the STACK CFI covering the callee's instruction: the attempt and, if it worked, the caller.
 
     `adjust` may change the caller's registers after the rules and before the caller's
     context (and the attempt's list of registers) is built: arm64 strips pointer auth there.
@@ -117,19 +113,20 @@ def cfi_attempt(
     exactly at `instruction` (rust-minidump's arm64 rule for an lr that frame-pointer
     unwinding recovered heuristically: only a function-entry row `.ra: x30` may use it).
     """
+    env, memory = walk.env, walk.memory
     width = env.width
-    hit = env.module_at(instruction)
-    if hit is None:
+    instruction, module, callee_context = callee.instruction, callee.module, callee.context
+    if module is None:
         return _na(Strategy.CFI, f"{instruction:#x} is not in any loaded module"), None
-    module = hit[1]
-    if not env.has_symbols(module):
+    symbols = env.unwind_symbols(module)
+    if symbols is None:
         return _na(Strategy.CFI, env.unwind_symbols_missing_reason(module)), None
-    lookup = env.find_cfi(module, instruction)
     relative = instruction - module.base
+    lookup = symbols.find_cfi(relative)
     if lookup is None:
         return _na(Strategy.CFI, f"no STACK CFI covers {_module_label(module)}+{relative:#x}"), None
     caller = state if state is not None else CallerRegisters(callee_context, forwarded, width)
-    registers = readable_registers(callee_context, all_valid=all_valid)
+    registers = readable_registers(callee_context, all_valid=callee.trust is FrameTrust.CONTEXT)
     note = None
     present = sorted(name for name in entry_only if name in registers)
     if present and module.base + lookup.init.address != instruction:
@@ -224,29 +221,27 @@ def cfi_attempt(
 
 
 def stack_win_attempt(
-    callee_context: CpuContext,
-    instruction: int,
+    callee: StackFrame,
+    walk: ThreadWalk,
     *,
-    all_valid: bool,
     has_grand_callee: bool,
     grand_callee_parameter_size: int,
-    env: WalkEnvironment,
-    memory: StackMemory,
     state: CallerRegisters,
 ) -> tuple[StrategyAttempt | None, CpuContext | None]:
     """rust-minidump's STACK WIN step (x86): FRAME_DATA, else FPO; (attempt, the caller if it worked).
 
     Returns (None, None) when no STACK WIN record covers the instruction.
     """
-    hit = env.module_at(instruction)
-    if hit is None or not env.has_symbols(hit[1]):
+    module = callee.module
+    symbols = None if module is None else walk.env.unwind_symbols(module)
+    if module is None or symbols is None:
         return None, None
-    module = hit[1]
-    record = env.find_stack_win(module, instruction)
+    relative = callee.instruction - module.base
+    record = symbols.find_stack_win(relative)
     if record is None:
         return None, None
-    registers = readable_registers(callee_context, all_valid=all_valid)
-    relative = instruction - module.base
+    registers = readable_registers(callee.context, all_valid=callee.trust is FrameTrust.CONTEXT)
+    memory = walk.memory
     if record.type is StackWinType.FRAME_DATA:
         return _frame_data(
             record=record,
@@ -420,14 +415,7 @@ def cfi_strategy(
     unknown = unknown_register(Strategy.CFI, callee.context, stack_pointer)
     if unknown is not None:
         return unknown
-    attempt, caller = cfi_attempt(
-        callee.context,
-        callee.instruction,
-        all_valid=callee.trust is FrameTrust.CONTEXT,
-        env=walk.env,
-        memory=walk.memory,
-        forwarded=forwarded,
-    )
+    attempt, caller = cfi_attempt(callee, walk, forwarded=forwarded)
     if caller is None:
         return StrategyResult.failed(attempt)
     return StrategyResult((attempt,), caller, FrameTrust.CFI)

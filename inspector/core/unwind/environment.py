@@ -12,7 +12,7 @@ import struct
 from dataclasses import dataclass
 
 from inspector.core.minidump import CpuContext, MemoryRegion, Module, ModuleList
-from inspector.core.symbols import CfiLookup, FrameSymbol, StackWinRecord, SymbolFile, Symbolizer
+from inspector.core.symbols import FrameSymbol, SymbolFile, Symbolizer
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind.options import WalkOptions
 from inspector.core.unwind.trace import MemoryWord
@@ -129,17 +129,6 @@ class WalkEnvironment:
         if self.symbolizer is not None and self.symbolizer.status(module).symbol_file is not None:
             return f"{module.filename}'s symbols are ones rust-minidump rejects; not used for unwinding"
         return f"{module.filename} has no symbols"
-
-    def find_cfi(self, module: Module, address: int) -> CfiLookup | None:
-        symbols = self.unwind_symbols(module)
-        return None if symbols is None else symbols.find_cfi(address - module.base)
-
-    def find_stack_win(self, module: Module, address: int) -> StackWinRecord | None:
-        symbols = self.unwind_symbols(module)
-        return None if symbols is None else symbols.find_stack_win(address - module.base)
-
-    def has_symbols(self, module: Module) -> bool:
-        return self.unwind_symbols(module) is not None
 
     def return_address_verdict(self, value: int) -> CandidateVerdict:
         """rust-minidump's `instruction_seems_valid_by_symbols` (memoized per address).

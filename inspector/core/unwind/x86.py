@@ -75,35 +75,23 @@ def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: Thr
         return StrategyResult.failed(
             StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, "esp is not known")
         )
-    all_valid = callee.trust is FrameTrust.CONTEXT
     state = CallerRegisters(ctx, CALLEE_SAVED_REGS, POINTER_WIDTH)
     attempts: list[StrategyAttempt] = []
     grand_size = 0
     if grand_callee is not None and grand_callee.symbol is not None:
         grand_size = grand_callee.symbol.parameter_size
     win, caller = stack_win_attempt(
-        ctx,
-        callee.instruction,
-        all_valid=all_valid,
+        callee,
+        walk,
         has_grand_callee=grand_callee is not None,
         grand_callee_parameter_size=grand_size,
-        env=env,
-        memory=walk.memory,
         state=state,
     )
     if win is not None:
         attempts.append(win)
         if caller is not None:
             return StrategyResult(tuple(attempts), caller, FrameTrust.CFI)
-    attempt, caller = cfi_attempt(
-        ctx,
-        callee.instruction,
-        all_valid=all_valid,
-        env=env,
-        memory=walk.memory,
-        forwarded=CALLEE_SAVED_REGS,
-        state=state,
-    )
+    attempt, caller = cfi_attempt(callee, walk, forwarded=CALLEE_SAVED_REGS, state=state)
     attempts.append(attempt)
     if caller is None:
         return StrategyResult(tuple(attempts))
@@ -455,14 +443,7 @@ def _ebp_search(end: int, candidates: list[tuple[int, int, bool]]) -> ScanDetail
 
 
 def _breakpad_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
-    attempt, caller = cfi_attempt(
-        callee.context,
-        callee.instruction,
-        all_valid=callee.trust is FrameTrust.CONTEXT,
-        env=walk.env,
-        memory=walk.memory,
-        forwarded=CALLEE_SAVED_REGS,
-    )
+    attempt, caller = cfi_attempt(callee, walk, forwarded=CALLEE_SAVED_REGS)
     if caller is None:
         return StrategyResult.failed(attempt)
     if not all(caller.is_valid(r) for r in ("eip", "esp", "ebp")):
