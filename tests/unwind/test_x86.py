@@ -182,6 +182,38 @@ def test_x86_stack_win_grand_callee_parameter_size(tmp_path: Path) -> None:
     assert dict(detail.variables)[".cbCalleeParams"] == 0xC
 
 
+def test_x86_grand_callee_parameter_size_needs_symbols_rust_minidump_accepts(tmp_path: Path) -> None:
+    """A grand callee named from a .sym rust-minidump rejects (no final newline) has no parameter size.
+
+    rust-minidump has no function for such a frame, so `.cbCalleeParams` is 0; with
+    `unwind_with_rejected_symbols` the file's FUNC gives 0xc as usual.
+    """
+    module2 = (
+        "FUNC aa85 176 beef module2::whine\n"
+        "STACK WIN 4 aa85 176 0 0 4 10 4 0 1 $T0 .raSearchStart = $eip $T0 ^ = $esp $T0 4 + =\n"
+    )
+    frame0_ebp = Label()
+    stack = Section(start=STACK_START).append_repeated(0, 16)
+    stack.mark(frame0_ebp).d32(0x6FA902E0).d32(0x5000AA95)  # saved ebp (not a frame pointer), return address
+    for _ in range(16):
+        stack.d32(0x2A179E38)  # wherever the return address is looked for, one (in no module) is there
+
+    def callee_params(options: WalkOptions) -> int:
+        walk = case(tmp_path, "FUNC 1000 100 c module1::wheedle", module2).walk(
+            stack, options=options, eip=0x40001004, esp=STACK_START, ebp=frame0_ebp.value
+        )
+        assert walk.frames[0].function_name == "module1::wheedle"
+        assert walk.frames[1].function_name == "module2::whine"
+        assert walk.frames[2].return_address == 0x2A179E38
+        detail = walk.chosen(2).detail
+        assert isinstance(detail, StackWinDetail)
+        value: int = dict(detail.variables)[".cbCalleeParams"]
+        return value
+
+    assert callee_params(WalkOptions()) == 0
+    assert callee_params(WalkOptions(unwind_with_rejected_symbols=True)) == 0xC
+
+
 def test_x86_stack_win_fpo(tmp_path: Path) -> None:
     """FPO data (STACK WIN 0): the return address sits above locals and saved registers; ebp was saved."""
     symbols = "FUNC e8a8 100 0 module1::discombobulated\nSTACK WIN 0 e8a8 100 0 0 8 8 10 0 0 1\n"

@@ -78,7 +78,14 @@ def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: Thr
     state = CallerRegisters(ctx, CALLEE_SAVED_REGS, POINTER_WIDTH)
     attempts: list[StrategyAttempt] = []
     grand_size = 0
-    if grand_callee is not None and grand_callee.symbol is not None:
+    # rust-minidump takes the size from the grand callee's function; a symbol file it rejects
+    # gives it none (we still name the frame from such a file), so the size is then 0.
+    if (
+        grand_callee is not None
+        and grand_callee.symbol is not None
+        and grand_callee.module is not None
+        and env.unwind_symbols(grand_callee.module) is not None
+    ):
         grand_size = grand_callee.symbol.parameter_size
     win, caller = stack_win_attempt(
         callee,
