@@ -65,12 +65,15 @@ def unknown_register(strategy: Strategy, context: CpuContext, name: str) -> Stra
     return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, f"{name} is not known"))
 
 
+def scan_failure(result: ScanResult) -> StrategyAttempt:
+    """The attempt of a scan that found no return address."""
+    return StrategyAttempt(Strategy.SCAN, Outcome.FAILED, "no plausible return address found", result.detail)
+
+
 def scanned_caller(result: ScanResult, make_caller: Callable[[int, int], CpuContext]) -> StrategyResult:
     """A scan's strategy result: `make_caller(slot address, return address)` builds the caller."""
     if result.address is None or result.value is None:
-        return StrategyResult.failed(
-            StrategyAttempt(Strategy.SCAN, Outcome.FAILED, "no plausible return address found", result.detail)
-        )
+        return StrategyResult.failed(scan_failure(result))
     caller = make_caller(result.address, result.value)
     reason = f"return address {result.value:#x} found at {result.address:#x}"
     attempt = StrategyAttempt(

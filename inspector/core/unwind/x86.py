@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from inspector.core.minidump import CpuContext
 from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_win
-from inspector.core.unwind.cfi import CallerRegisters, cfi_attempt, stack_win_attempt
+from inspector.core.unwind.cfi import CallerRegisters, cfi_attempt, cfi_strategy, stack_win_attempt
 from inspector.core.unwind.frame import FrameTrust, StackFrame
-from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words
+from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words, with_frame_pointer
 from inspector.core.unwind.step import (
     CallerSearch,
     CpuUnwinder,
@@ -24,6 +24,7 @@ from inspector.core.unwind.step import (
     breakpad_sp_check,
     first_success,
     instruction_check,
+    scan_failure,
     strictly_increasing_sp,
 )
 from inspector.core.unwind.trace import (
@@ -102,9 +103,6 @@ def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: Thr
     attempts.append(attempt)
     if caller is None:
         return StrategyResult(tuple(attempts))
-    if env.options.breakpad and not all(caller.is_valid(r) for r in ("eip", "esp", "ebp")):
-        attempts[-1] = attempt.with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
-        return StrategyResult(tuple(attempts))
     return StrategyResult(tuple(attempts), caller, FrameTrust.CFI)
 
 
@@ -162,9 +160,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         env, walk.memory, start=last_sp, words=scan_words(env, callee.trust), width=4, prefilter=_prefilter
     )
     if result.address is None or result.value is None:
-        return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.FAILED, "no plausible return address found", result.detail)
-        )
+        return StrategyResult.failed(scan_failure(result))
     slot, caller_ip = result.address, result.value
     caller_sp = slot + 4
     reads: list[MemoryWord] = []
@@ -192,23 +188,10 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     if caller_bp is not None:
         registers["ebp"] = caller_bp
     caller = CpuContext.from_registers(ctx.cpu, registers)
-    detail = _with_frame_pointer(result.detail, reads, checks)
+    detail = with_frame_pointer(result.detail, reads, checks)
     reason = f"return address {caller_ip:#x} found at {slot:#x}, word {(slot - last_sp) // 4}"
     attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
     return StrategyResult((attempt,), caller, FrameTrust.SCAN)
-
-
-def _with_frame_pointer(detail: ScanDetail, reads: list[MemoryWord], checks: list[Check]) -> ScanDetail:
-    return ScanDetail(
-        detail.start,
-        detail.window_words,
-        detail.word_size,
-        detail.candidates,
-        detail.stopped,
-        tuple(reads),
-        tuple(checks),
-        detail.purpose,
-    )
 
 
 # ---- Breakpad strategies --------------------------------------------------------------------
@@ -450,14 +433,14 @@ def _ebp_search(end: int, candidates: list[tuple[int, int, bool]]) -> ScanDetail
 
 
 def _breakpad_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
-    attempt, caller = cfi_attempt(callee, walk, forwarded=CALLEE_SAVED_REGS)
-    if caller is None:
-        return StrategyResult.failed(attempt)
-    if not all(caller.is_valid(r) for r in ("eip", "esp", "ebp")):
+    """STACK CFI; Breakpad needs eip, esp and ebp from it."""
+    result = cfi_strategy(callee, walk, stack_pointer=STACK_POINTER_REGISTER, forwarded=CALLEE_SAVED_REGS)
+    context = result.context
+    if context is not None and not all(context.is_valid(r) for r in ("eip", "esp", "ebp")):
         return StrategyResult.failed(
-            attempt.with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
+            result.attempts[0].with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
         )
-    return StrategyResult((attempt,), caller, FrameTrust.CFI)
+    return result
 
 
 def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
@@ -488,12 +471,7 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
         return StrategyResult.failed(fp_attempt)
     result = _breakpad_scan(walk, last_esp, scan_words(walk.env, callee.trust), "return address")
     if result.address is None or result.value is None:
-        return StrategyResult(
-            (
-                fp_attempt,
-                StrategyAttempt(Strategy.SCAN, Outcome.FAILED, "no plausible return address", result.detail),
-            )
-        )
+        return StrategyResult((fp_attempt, scan_failure(result)))
     caller_esp = result.address + 4
     chain = caller_esp - 8
     saved = walk.memory.word(chain, 4, "saved ebp below the return address")
@@ -505,7 +483,7 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
     caller_ebp = saved.value if good and saved.value is not None else last_ebp
     check = Check("the word below the return address continues the ebp chain", good)
     caller = ctx.with_registers({"eip": result.value, "esp": caller_esp, "ebp": caller_ebp})
-    scan_detail = _with_frame_pointer(result.detail, [saved], [check])
+    scan_detail = with_frame_pointer(result.detail, [saved], [check])
     attempt = StrategyAttempt(
         Strategy.SCAN,
         Outcome.FOUND,
