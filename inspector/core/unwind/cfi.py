@@ -401,13 +401,6 @@ def _failed(
     return StrategyAttempt(strategy, Outcome.FAILED, reason, detail)
 
 
-def postfix_summary(result: PostfixResult) -> str:
-    """`= 0x…` or `failed: …` for one evaluation (used by the text trace)."""
-    if result.ok and result.value is not None:
-        return f"= {result.value:#x}"
-    return f"failed: {result.error}"
-
-
 def cfi_strategy(
     callee: StackFrame, walk: ThreadWalk, *, stack_pointer: str, forwarded: tuple[str, ...]
 ) -> StrategyResult:

@@ -28,10 +28,9 @@ def word_size(cpu: Cpu) -> int:
 class StackMemory:
     """One thread's stack region, read in words of the CPU's width."""
 
-    __slots__ = ("_base", "_data", "_size", "_unpack", "region")
+    __slots__ = ("_base", "_data", "_size", "_unpack")
 
     def __init__(self, region: MemoryRegion) -> None:
-        self.region = region
         # The walk reads tens of thousands of words: one call per read, not three.
         self._base = region.base
         self._size = region.size
@@ -39,14 +38,6 @@ class StackMemory:
         self._unpack = {
             width: struct.Struct(region.endian + code).unpack_from for width, code in ((4, "I"), (8, "Q"))
         }
-
-    @property
-    def base(self) -> int:
-        return self.region.base
-
-    @property
-    def end(self) -> int:
-        return self.region.base + self.region.size
 
     def read(self, address: int, width: int) -> int | None:
         # A region never extends past 2**64, so a read inside it cannot overflow the address space.

@@ -172,10 +172,6 @@ def leaf_tolerant_sp(callee_frame: StackFrame, caller: CpuContext) -> PostCheck:
     )
 
 
-def chosen_outcome(attempt: StrategyAttempt, passed: bool) -> StrategyAttempt:
-    return attempt if passed else attempt.with_outcome(Outcome.REJECTED, attempt.reason)
-
-
 FindCaller = Callable[[StackFrame, "StackFrame | None", ThreadWalk], CallerSearch]
 PostChecks = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], list[PostCheck]]
 

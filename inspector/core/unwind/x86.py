@@ -33,6 +33,7 @@ from inspector.core.unwind.trace import (
     FramePointerProbe,
     MemoryWord,
     Outcome,
+    ScanCandidate,
     ScanDetail,
     StackWinDetail,
     Strategy,
@@ -265,7 +266,8 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "no STACK WIN record"))
     if record.type is StackWinType.FPO:
         strategy = Strategy.STACK_WIN_FPO
-    assert callee.module is not None
+    assert callee.module is not None  # a STACK WIN record came from its symbols
+    module_name = callee.module.filename
     relative = callee.instruction - callee.module.base
     esp, ebp = ctx.value("esp"), ctx.value("ebp")
     ebx = ctx.get("ebx")
@@ -325,7 +327,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
 
     def detail() -> StackWinDetail:
         return StackWinDetail(
-            callee.module.filename if callee.module else "",
+            module_name,
             relative,
             record,
             program,
@@ -397,7 +399,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
             registers[name[1:]] = values[name]
     caller = ctx.with_registers(registers)
     kind = {FrameTrust.CFI: "program", FrameTrust.SCAN: "scan after the program failed"}.get(trust, "rescan")
-    where = f"{caller_module_label(callee)}+{relative:#x}"
+    where = f"{module_name}+{relative:#x}"
     reason = f"STACK WIN at {where} ({kind}): caller eip = {registers['eip']:#x}"
     outcome_strategy = Strategy.CFI_SCAN if trust is FrameTrust.CFI_SCAN else strategy
     attempt = StrategyAttempt(
@@ -406,17 +408,11 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     return StrategyResult((attempt,), caller, trust)
 
 
-def caller_module_label(frame: StackFrame) -> str:
-    return frame.module.filename if frame.module is not None else "?"
-
-
 def _assigned(result: PostfixResult) -> set[str]:
     return {step.assignment[0] for step in result.steps if step.assignment is not None}
 
 
 def _ebp_search(end: int, candidates: list[tuple[int, int, bool]]) -> ScanDetail:
-    from inspector.core.unwind.trace import ScanCandidate
-
     rows = tuple(
         ScanCandidate(
             location,
