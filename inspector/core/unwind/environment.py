@@ -82,6 +82,7 @@ class WalkEnvironment:
         self.width = word_size(cpu)
         self._verdicts: dict[int, CandidateVerdict] = {}
         self._pac_mask: int | None = None
+        self._breakpad_pac_mask: int | None = None
 
     # ---- modules and symbols ----------------------------------------------------------------
 
@@ -186,13 +187,14 @@ class WalkEnvironment:
 
     def breakpad_pointer_auth_strip(self, pointer: int) -> int:
         """Breakpad's variant: mask with the top module's end smeared down; keep it only inside a module."""
-        by_address = self.modules.by_address()
-        if not by_address:
-            return pointer
-        mask = by_address[-1].base + by_address[-1].size
-        for shift in (1, 2, 4, 8, 16, 32):
-            mask |= mask >> shift
-        stripped = pointer & mask & U64
+        if self._breakpad_pac_mask is None:
+            # Without modules nothing is inside one: every pointer stays as it is, whatever the mask.
+            by_address = self.modules.by_address()
+            mask = by_address[-1].base + by_address[-1].size if by_address else U64
+            for shift in (1, 2, 4, 8, 16, 32):
+                mask |= mask >> shift
+            self._breakpad_pac_mask = mask & U64
+        stripped = pointer & self._breakpad_pac_mask
         return stripped if self.modules.index_at(stripped) is not None else pointer
 
 
