@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.minidump import (
+    CpuContext,
     DirectoryEntry,
     HandleData,
     MacBootargs,
@@ -419,17 +420,24 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
         Symbolizer(supplier, cancel=walk_cancel) if options.symbol_paths or options.uses_servers else None
     )
     try:
-        state = _unwalked_state(dump, options, supplier)
+        starts = _thread_starts(dump)
+        state = _unwalked_state(dump, options, supplier, starts)
         yield DumpLoaded(state)
         order = list(range(len(state.threads)))
         if state.requesting_thread is not None:
             order.remove(state.requesting_thread)
             order.insert(0, state.requesting_thread)
         if server_supplier is not None and server_supplier.options.prefetch:
-            server_supplier.prefetch(_modules_pointed_at(dump, order))
+            server_supplier.prefetch(_modules_pointed_at(dump, order, starts))
         tracker = _SymbolTracker(state, symbolizer, server_supplier)
         walk = _walk_threads(
-            dump, state=state, order=order, symbolizer=symbolizer, options=options, cancel=walk_cancel
+            dump,
+            state=state,
+            starts=starts,
+            order=order,
+            symbolizer=symbolizer,
+            options=options,
+            cancel=walk_cancel,
         )
         if server_supplier is None:
             threads = yield from _forward(walk, tracker)
@@ -537,6 +545,7 @@ def _walk_threads(
     dump: Minidump,
     *,
     state: ProcessState,
+    starts: list[_ThreadStart],
     order: list[int],
     symbolizer: Symbolizer | None,
     options: ProcessOptions,
@@ -553,10 +562,8 @@ def _walk_threads(
     for thread_index in order:
         stack = threads[thread_index]
         if stack.info is CallStackInfo.OK:
-            thread = dump.threads[thread_index]
-            context = dump.thread_context(thread)
+            context, region = starts[thread_index].context, starts[thread_index].stack
             assert context is not None
-            region = dump.stack_region_for(thread, context)
             key = (
                 context.layout,
                 context.values,
@@ -587,12 +594,7 @@ def _walk_threads(
                 frames = tuple(walked)
                 budget -= len(frames)
                 walks[key] = (frames, termination)
-            stack = replace(
-                stack,
-                frames=frames,
-                termination=termination,
-                stack_region=None if region is None else AddressRange(region.base, region.end),
-            )
+            stack = replace(stack, frames=frames, termination=termination)
             threads[thread_index] = stack
         yield ThreadWalked(thread_index, stack)
         yield _ThreadDone()
@@ -677,7 +679,9 @@ def _forward_from_thread(
         worker.join()
 
 
-def _modules_pointed_at(dump: Minidump, order: list[int], stack_bytes: int = 64 * 1024) -> list[Module]:
+def _modules_pointed_at(
+    dump: Minidump, order: list[int], starts: list[_ThreadStart], stack_bytes: int = 64 * 1024
+) -> list[Module]:
     """Modules a walk is likely to need, most urgent first: for each thread (crashing first)
     the module of its instruction pointer, of its other registers, then of the words on its
     stack from the stack pointer up (the return addresses CFI, frame pointers and scans read).
@@ -701,8 +705,7 @@ def _modules_pointed_at(dump: Minidump, order: list[int], stack_bytes: int = 64 
 
     width = 4 if dump.cpu.pointer_width == 4 else 8
     for thread_index in order:
-        thread = dump.threads[thread_index]
-        context = dump.thread_context(thread)
+        context, region = starts[thread_index].context, starts[thread_index].stack
         if context is None:
             continue
         ip = context.instruction_pointer
@@ -711,7 +714,6 @@ def _modules_pointed_at(dump: Minidump, order: list[int], stack_bytes: int = 64 
         for _, value in context.valid_registers():
             add(value)
         sp = context.stack_pointer
-        region = dump.stack_region_for(thread, context)
         if sp is None or region is None or not region.contains(sp):
             continue
         start = sp - region.base
@@ -782,7 +784,9 @@ def _system_summary(dump: Minidump) -> SystemSummary:
     )
 
 
-def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSupplier) -> ProcessState:
+def _unwalked_state(
+    dump: Minidump, options: ProcessOptions, supplier: SymbolSupplier, starts: list[_ThreadStart]
+) -> ProcessState:
     system = _system_summary(dump)
     crash = None
     exception = dump.exception
@@ -793,7 +797,7 @@ def _unwalked_state(dump: Minidump, options: ProcessOptions, supplier: SymbolSup
         assert reason is not None and address is not None
         crash = CrashSummary(reason, address, exception.thread_id)
     requesting = dump.crashing_thread_index
-    threads = tuple(_unwalked_thread(dump, thread) for thread in dump.threads)
+    threads = tuple(_unwalked_thread(dump, thread, starts[thread.index]) for thread in dump.threads)
     modules = tuple(ModuleEntry(i, module) for i, module in enumerate(dump.modules))
     lsb = dump.lsb_release if _usable(dump, StreamType.LinuxLsbRelease) else None
     limits = dump.linux_limits if _usable(dump, StreamType.MozLinuxLimits) else None
@@ -849,7 +853,24 @@ def _usable(dump: Minidump, stream_type: int) -> bool:
     return dump.entry(stream_type) is not None and not dump.strictly_rejected(stream_type)
 
 
-def _unwalked_thread(dump: Minidump, thread: Thread) -> CallStack:
+@dataclass(frozen=True, slots=True)
+class _ThreadStart:
+    """Where a walk of a thread starts: its context (the exception's for the crashing thread) and stack."""
+
+    context: CpuContext | None
+    stack: MemoryRegion | None
+
+
+def _thread_starts(dump: Minidump) -> list[_ThreadStart]:
+    """Each thread's start, worked out once for the unwalked state, the prefetch and the walk."""
+    starts = []
+    for thread in dump.threads:
+        context = dump.thread_context(thread)
+        starts.append(_ThreadStart(context, dump.stack_region_for(thread, context)))
+    return starts
+
+
+def _unwalked_thread(dump: Minidump, thread: Thread, start: _ThreadStart) -> CallStack:
     name = dump.thread_name(thread)
     if thread.thread_id == dump.dump_thread_id:
         # rust-minidump: the thread that wrote the dump (Breakpad's handler thread) is not walked.
@@ -864,7 +885,7 @@ def _unwalked_thread(dump: Minidump, thread: Thread) -> CallStack:
             ),
         )
     last_error = dump.last_error_value(thread)
-    context = dump.thread_context(thread)
+    context, region = start.context, start.stack
     if context is None:
         return CallStack(
             thread.index,
@@ -877,7 +898,6 @@ def _unwalked_thread(dump: Minidump, thread: Thread) -> CallStack:
         )
     ip = context.value(context.register_set.instruction_pointer)
     frame = StackFrame(0, FrameTrust.CONTEXT, context, ip, ip)
-    region: MemoryRegion | None = dump.stack_region_for(thread, context)
     return CallStack(
         thread.index,
         thread.thread_id,

@@ -108,6 +108,15 @@ def test_cfi_trace_records_every_token_and_memory_read() -> None:
     assert result.reads == (MemoryRead(0x1008, 8, 0xBBBB),)
 
 
+def test_cfi_reads_are_recorded_at_the_read_size() -> None:
+    """64-bit arithmetic reading 32-bit words (rust-minidump on x86/arm): the trace says 4 bytes."""
+    result = evaluate_cfi(".cfa -8 + ^", registers={}, read_word=read, cfa=0x1010, width=8, read_size=4)
+    assert result.value == 0xBBBB
+    assert result.reads == (MemoryRead(0x1008, 4, 0xBBBB),)
+    failed = evaluate_cfi("$rsp 4 + ^", registers={"rsp": 0x1000}, read_word=read, read_size=4)
+    assert failed.steps[-1].read == MemoryRead(0x1004, 4, None)
+
+
 def test_failed_memory_read_is_in_the_trace() -> None:
     result = evaluate_cfi("$rsp 4 + ^", registers={"rsp": 0x1000}, read_word=read)
     assert result.steps[-1].read == MemoryRead(0x1004, 8, None)

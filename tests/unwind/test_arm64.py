@@ -265,3 +265,21 @@ def test_arm64_breakpad_frame_pointer_uses_lr(tmp_path: Path) -> None:
         frame1_sp.value,
         frame1_fp.value,
     )
+
+
+def test_arm64_breakpad_pointer_auth_strip_keeps_only_pointers_into_a_module(tmp_path: Path) -> None:
+    """Breakpad: mask with the top module's end smeared down; keep the stripped pointer only in a module."""
+    signed_into_module2 = (MODULE2 + 0x100) | 0x0013_8000_0000_0000
+    signed_elsewhere = 0x6000_0000 | 0x1110_0000_0000_0000  # strips to 0x60000000: in no module
+    stack, (frame0_fp, *_) = _frame_record_stack(signed_into_module2, signed_elsewhere)
+    walk = case(tmp_path).walk(
+        stack,
+        options=WalkOptions(policy=WalkPolicy.BREAKPAD),
+        pc=MODULE1 + 0x5510,
+        lr=MODULE1 + 0x6000,
+        fp=frame0_fp.value,
+        sp=STACK_START,
+    )
+    assert walk.frames[1].context.get("lr") == MODULE2 + 0x100
+    assert walk.frames[2].context.get("pc") == MODULE2 + 0x100
+    assert walk.frames[2].context.get("lr") == signed_elsewhere

@@ -182,6 +182,38 @@ def test_x86_stack_win_grand_callee_parameter_size(tmp_path: Path) -> None:
     assert dict(detail.variables)[".cbCalleeParams"] == 0xC
 
 
+def test_x86_grand_callee_parameter_size_needs_symbols_rust_minidump_accepts(tmp_path: Path) -> None:
+    """A grand callee named from a .sym rust-minidump rejects (no final newline) has no parameter size.
+
+    rust-minidump has no function for such a frame, so `.cbCalleeParams` is 0; with
+    `unwind_with_rejected_symbols` the file's FUNC gives 0xc as usual.
+    """
+    module2 = (
+        "FUNC aa85 176 beef module2::whine\n"
+        "STACK WIN 4 aa85 176 0 0 4 10 4 0 1 $T0 .raSearchStart = $eip $T0 ^ = $esp $T0 4 + =\n"
+    )
+    frame0_ebp = Label()
+    stack = Section(start=STACK_START).append_repeated(0, 16)
+    stack.mark(frame0_ebp).d32(0x6FA902E0).d32(0x5000AA95)  # saved ebp (not a frame pointer), return address
+    for _ in range(16):
+        stack.d32(0x2A179E38)  # wherever the return address is looked for, one (in no module) is there
+
+    def callee_params(options: WalkOptions) -> int:
+        walk = case(tmp_path, "FUNC 1000 100 c module1::wheedle", module2).walk(
+            stack, options=options, eip=0x40001004, esp=STACK_START, ebp=frame0_ebp.value
+        )
+        assert walk.frames[0].function_name == "module1::wheedle"
+        assert walk.frames[1].function_name == "module2::whine"
+        assert walk.frames[2].return_address == 0x2A179E38
+        detail = walk.chosen(2).detail
+        assert isinstance(detail, StackWinDetail)
+        value: int = dict(detail.variables)[".cbCalleeParams"]
+        return value
+
+    assert callee_params(WalkOptions()) == 0
+    assert callee_params(WalkOptions(unwind_with_rejected_symbols=True)) == 0xC
+
+
 def test_x86_stack_win_fpo(tmp_path: Path) -> None:
     """FPO data (STACK WIN 0): the return address sits above locals and saved registers; ebp was saved."""
     symbols = "FUNC e8a8 100 0 module1::discombobulated\nSTACK WIN 0 e8a8 100 0 0 8 8 10 0 0 1\n"
@@ -368,3 +400,42 @@ def test_x86_frame_pointer_overflow(tmp_path: Path) -> None:
     walk = case(tmp_path).walk(stack, eip=0x40000200, esp=STACK_START, ebp=0xFFFFFFF8)
     fp = walk.termination.failed_attempts[1]
     assert fp.strategy is Strategy.FRAME_POINTER and "would overflow" in fp.reason
+
+
+def test_x86_breakpad_deep_walk_keeps_the_innermost_callee_parameter_size(tmp_path: Path) -> None:
+    """Breakpad: `.cbCalleeParams` is the innermost frame's parameter size at every depth.
+
+    Frame 0 has no frame info, frame 1 is in a function with 8 bytes of parameters, every
+    deeper frame in one with 12: from frame 2 on the size stays 8 however deep the walk goes
+    (the walker looks at each frame once). The frames are those of the rust-minidump policy.
+    """
+    depth = 300
+    program = "$T0 $ebp = $eip $T0 4 + ^ = $ebp $T0 ^ = $esp $T0 8 + ="
+    symbols1 = (
+        f"FUNC 1000 100 8 outer\nSTACK WIN 4 1000 100 0 0 8 0 0 0 1 {program}\n"
+        f"FUNC 2000 100 c recurse\nSTACK WIN 4 2000 100 0 0 c 0 0 0 1 {program}\n"
+    )
+    labels = [Label() for _ in range(depth + 1)]
+    stack = Section(start=STACK_START).append_repeated(0, 4)
+    for i in range(depth):
+        stack.mark(labels[i]).d32(labels[i + 1]).d32(MODULE1 + (0x1010 if i == 0 else 0x2010))
+    stack.mark(labels[depth]).d32(0).d32(0)
+    registers = {"eip": MODULE1 + 0x500, "esp": STACK_START, "ebp": labels[0].value}
+    walk = case(tmp_path, symbols1).walk(stack, options=BREAKPAD, **registers)
+    plain = case(tmp_path, symbols1).walk(stack, **registers)
+
+    def frames(walked: Walked) -> list[tuple[FrameTrust, int, int | None, int | None]]:
+        return [
+            (f.trust, f.return_address, f.context.get("esp"), f.context.get("ebp")) for f in walked.frames
+        ]
+
+    assert len(walk.frames) == depth + 1
+    assert walk.termination.reason is TerminationReason.NULL_INSTRUCTION
+    assert frames(walk) == frames(plain)
+    assert [f.context.get("ebp") for f in walk.frames[1:]] == [label.value for label in labels[1:]]
+    sizes = []
+    for index in range(2, depth + 1):
+        detail = walk.chosen(index).detail
+        assert isinstance(detail, StackWinDetail)
+        sizes.append(dict(detail.variables)[".cbCalleeParams"])
+    assert sizes == [0] + [8] * (depth - 2)

@@ -138,9 +138,9 @@ def _arithmetic(op: str, lhs: int, rhs: int, mask: int) -> int:
     return lhs & (mask ^ (rhs - 1))
 
 
-def _read(read_word: ReadWord, address: int, width: int, mask: int) -> tuple[int, MemoryRead]:
+def _read(read_word: ReadWord, address: int, size: int, mask: int) -> tuple[int, MemoryRead]:
     value = read_word(address)
-    record = MemoryRead(address, width, None if value is None else value & mask)
+    record = MemoryRead(address, size, None if value is None else value & mask)
     if value is None:
         raise _ReadFailure(record)
     return value & mask, record
@@ -159,9 +159,15 @@ def evaluate_cfi(
     read_word: ReadWord,
     cfa: int | None = None,
     width: int = 8,
+    read_size: int | None = None,
 ) -> PostfixResult:
-    """Evaluate one STACK CFI expression; `registers` are the callee's valid registers (no `$`)."""
+    """Evaluate one STACK CFI expression; `registers` are the callee's valid registers (no `$`).
+
+    `read_size`: the bytes `read_word` reads, as recorded in the trace (default `width`);
+    rust-minidump computes in 64 bits on every CPU but reads words of the CPU's width.
+    """
     mask = (1 << (8 * width)) - 1
+    size = width if read_size is None else read_size
     steps: list[PostfixStep] = []
     stack: list[int] = []
     try:
@@ -176,7 +182,7 @@ def evaluate_cfi(
                 if not stack:
                     raise _Failure("'^' needs an operand")
                 try:
-                    value, read = _read(read_word, stack.pop(), width, mask)
+                    value, read = _read(read_word, stack.pop(), size, mask)
                 except _ReadFailure as failure:
                     steps.append(PostfixStep(token, tuple(stack), failure.read))
                     raise

@@ -12,7 +12,7 @@ from inspector.core.types import Os
 from inspector.core.unwind.cfi import cfi_strategy
 from inspector.core.unwind.environment import U64
 from inspector.core.unwind.frame import FrameTrust, StackFrame
-from inspector.core.unwind.scan import scan_stack, scan_words
+from inspector.core.unwind.scan import scan_stack, scan_words, with_frame_pointer
 from inspector.core.unwind.step import (
     CallerSearch,
     CpuUnwinder,
@@ -22,6 +22,7 @@ from inspector.core.unwind.step import (
     breakpad_sp_check,
     first_success,
     instruction_check,
+    scan_failure,
     strictly_increasing_sp,
 )
 from inspector.core.unwind.trace import (
@@ -30,7 +31,6 @@ from inspector.core.unwind.trace import (
     FramePointerProbe,
     MemoryWord,
     Outcome,
-    ScanDetail,
     Strategy,
     StrategyAttempt,
 )
@@ -274,9 +274,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         env, walk.memory, start=last_sp, words=words, width=POINTER_WIDTH, prefilter=_prefilter
     )
     if result.address is None or result.value is None:
-        return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.FAILED, "no plausible return address found", result.detail)
-        )
+        return StrategyResult.failed(scan_failure(result))
     slot, caller_ip = result.address, result.value
     caller_sp = slot + POINTER_WIDTH
     reads: list[MemoryWord] = []
@@ -327,15 +325,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         caller = ctx.with_registers(registers)
     else:
         caller = CpuContext.from_registers(ctx.cpu, registers)
-    detail = ScanDetail(
-        result.detail.start,
-        result.detail.window_words,
-        result.detail.word_size,
-        result.detail.candidates,
-        result.detail.stopped,
-        tuple(reads),
-        tuple(checks),
-    )
+    detail = with_frame_pointer(result.detail, reads, checks)
     reason = f"return address {caller_ip:#x} found at {slot:#x}, word {(slot - last_sp) // POINTER_WIDTH}"
     attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
     return StrategyResult((attempt,), caller, FrameTrust.SCAN)

@@ -11,7 +11,7 @@ lr' = *(fp+8), and pointers are stripped only when the result lands in a module.
 from __future__ import annotations
 
 from inspector.core.minidump import CpuContext
-from inspector.core.unwind.cfi import cfi_attempt
+from inspector.core.unwind.cfi import CallerRegisters, cfi_attempt
 from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.scan import scan_stack, scan_words
 from inspector.core.unwind.step import (
@@ -77,26 +77,23 @@ def caller_by_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         and env.options.arm64_lr_recovery
         and not env.options.breakpad
     )
+    strip = env.breakpad_pointer_auth_strip if env.options.breakpad else env.strip_pointer_auth
+
+    def strip_pointers(caller: CallerRegisters) -> None:
+        for name in (PROGRAM_COUNTER, LINK_REGISTER, FRAME_POINTER):
+            if name == PROGRAM_COUNTER or name in caller.valid:
+                caller.values[name] = strip(caller.raw(name))
+
     attempt, caller = cfi_attempt(
-        ctx,
-        callee.instruction,
-        all_valid=callee.trust is FrameTrust.CONTEXT,
-        env=env,
-        memory=walk.memory,
+        callee,
+        walk,
         forwarded=CALLEE_SAVED_REGS,
         entry_only=frozenset({"lr", "x30"}) if heuristic_lr else frozenset(),
+        adjust=strip_pointers,
     )
     if caller is None:
         return StrategyResult.failed(attempt)
-    strip = env.breakpad_pointer_auth_strip if env.options.breakpad else env.strip_pointer_auth
-    for name in (PROGRAM_COUNTER, LINK_REGISTER, FRAME_POINTER):
-        if name == PROGRAM_COUNTER or name in caller.valid:
-            caller.values[name] = strip(caller.raw(name))
-    context = caller.context()
-    attempt = StrategyAttempt(
-        attempt.strategy, attempt.outcome, attempt.reason, attempt.detail, tuple(context.valid_registers())
-    )
-    return StrategyResult((attempt,), context, FrameTrust.CFI)
+    return StrategyResult((attempt,), caller, FrameTrust.CFI)
 
 
 def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:

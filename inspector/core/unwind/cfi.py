@@ -20,8 +20,7 @@ CfiStackWalker):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import replace
+from collections.abc import Callable, Iterable
 
 from inspector.core.minidump import CpuContext, Module
 from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_cfi, evaluate_win
@@ -29,7 +28,6 @@ from inspector.core.symbols.postfix import win_frame_size, win_variables
 from inspector.core.unwind.environment import (
     U64,
     StackMemory,
-    WalkEnvironment,
     readable_registers,
     register_name,
 )
@@ -84,9 +82,13 @@ class CallerRegisters:
         updated = self.callee.with_registers(self.values, keep_valid=True)
         return updated.subset(self.valid)
 
-    def registers(self) -> tuple[tuple[str, int], ...]:
-        ctx = self.context()
-        return tuple(ctx.valid_registers())
+    def found(
+        self, strategy: Strategy, reason: str, detail: CfiDetail | StackWinDetail
+    ) -> tuple[StrategyAttempt, CpuContext]:
+        """The successful attempt and the caller's context, built once for both."""
+        context = self.context()
+        attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(context.valid_registers()))
+        return attempt, context
 
 
 def _module_label(module: Module) -> str:
@@ -94,35 +96,37 @@ def _module_label(module: Module) -> str:
 
 
 def cfi_attempt(
-    callee_context: CpuContext,
-    instruction: int,
+    callee: StackFrame,
+    walk: ThreadWalk,
     *,
-    all_valid: bool,
-    env: WalkEnvironment,
-    memory: StackMemory,
     forwarded: tuple[str, ...],
     state: CallerRegisters | None = None,
     entry_only: frozenset[str] = frozenset(),
-) -> tuple[StrategyAttempt, CallerRegisters | None]:
-    """Evaluate the STACK CFI covering `instruction`; returns the attempt and, if it worked, the caller.
+    adjust: Callable[[CallerRegisters], None] | None = None,
+) -> tuple[StrategyAttempt, CpuContext | None]:
+    """Evaluate the STACK CFI covering the callee's instruction: the attempt and, if it worked, the caller.
+
+    `adjust` may change the caller's registers after the rules and before the caller's
+    context (and the attempt's list of registers) is built: arm64 strips pointer auth there.
 
     `entry_only`: callee registers the rules may read only when the INIT row starts
     exactly at `instruction` (rust-minidump's arm64 rule for an lr that frame-pointer
     unwinding recovered heuristically: only a function-entry row `.ra: x30` may use it).
     """
+    env, memory = walk.env, walk.memory
     width = env.width
-    hit = env.module_at(instruction)
-    if hit is None:
+    instruction, module, callee_context = callee.instruction, callee.module, callee.context
+    if module is None:
         return _na(Strategy.CFI, f"{instruction:#x} is not in any loaded module"), None
-    module = hit[1]
-    if not env.has_symbols(module):
+    symbols = env.unwind_symbols(module)
+    if symbols is None:
         return _na(Strategy.CFI, env.unwind_symbols_missing_reason(module)), None
-    lookup = env.find_cfi(module, instruction)
     relative = instruction - module.base
+    lookup = symbols.find_cfi(relative)
     if lookup is None:
         return _na(Strategy.CFI, f"no STACK CFI covers {_module_label(module)}+{relative:#x}"), None
     caller = state if state is not None else CallerRegisters(callee_context, forwarded, width)
-    registers = readable_registers(callee_context, all_valid=all_valid)
+    registers = readable_registers(callee_context, all_valid=callee.trust is FrameTrust.CONTEXT)
     note = None
     present = sorted(name for name in entry_only if name in registers)
     if present and module.base + lookup.init.address != instruction:
@@ -158,8 +162,9 @@ def cfi_attempt(
 
     def evaluate(expression: str, cfa: int | None) -> PostfixResult:
         # 64-bit arithmetic as rust-minidump, memory words of the CPU's width
-        result = evaluate_cfi(expression, registers=registers, read_word=read_word, cfa=cfa, width=8)
-        return result if width == 8 else _with_read_size(result, width)
+        return evaluate_cfi(
+            expression, registers=registers, read_word=read_word, cfa=cfa, width=8, read_size=width
+        )
 
     cfa_expr = lookup.rules.get(".cfa")
     ra_expr = lookup.rules.get(".ra")
@@ -210,33 +215,33 @@ def cfi_attempt(
         f"STACK CFI at {_module_label(module)}+{relative:#x}: caller {rs.instruction_pointer} = {ip:#x}, "
         f"{rs.stack_pointer} = {sp:#x}"
     )
-    return StrategyAttempt(Strategy.CFI, Outcome.FOUND, reason, detail(), caller.registers()), caller
+    if adjust is not None:
+        adjust(caller)
+    return caller.found(Strategy.CFI, reason, detail())
 
 
 def stack_win_attempt(
-    callee_context: CpuContext,
-    instruction: int,
+    callee: StackFrame,
+    walk: ThreadWalk,
     *,
-    all_valid: bool,
     has_grand_callee: bool,
     grand_callee_parameter_size: int,
-    env: WalkEnvironment,
-    memory: StackMemory,
     state: CallerRegisters,
-) -> tuple[StrategyAttempt | None, bool]:
-    """rust-minidump's STACK WIN step (x86): FRAME_DATA, else FPO; (attempt, succeeded).
+) -> tuple[StrategyAttempt | None, CpuContext | None]:
+    """rust-minidump's STACK WIN step (x86): FRAME_DATA, else FPO; (attempt, the caller if it worked).
 
-    Returns (None, False) when no STACK WIN record covers the instruction.
+    Returns (None, None) when no STACK WIN record covers the instruction.
     """
-    hit = env.module_at(instruction)
-    if hit is None or not env.has_symbols(hit[1]):
-        return None, False
-    module = hit[1]
-    record = env.find_stack_win(module, instruction)
+    module = callee.module
+    symbols = None if module is None else walk.env.unwind_symbols(module)
+    if module is None or symbols is None:
+        return None, None
+    relative = callee.instruction - module.base
+    record = symbols.find_stack_win(relative)
     if record is None:
-        return None, False
-    registers = readable_registers(callee_context, all_valid=all_valid)
-    relative = instruction - module.base
+        return None, None
+    registers = readable_registers(callee.context, all_valid=callee.trust is FrameTrust.CONTEXT)
+    memory = walk.memory
     if record.type is StackWinType.FRAME_DATA:
         return _frame_data(
             record=record,
@@ -268,24 +273,24 @@ def _frame_data(
     grand: int,
     memory: StackMemory,
     state: CallerRegisters,
-) -> tuple[StrategyAttempt, bool]:
+) -> tuple[StrategyAttempt, CpuContext | None]:
     strategy = Strategy.STACK_WIN_FRAME_DATA
     program = record.program_string or ""
     esp, ebp = registers.get("esp"), registers.get("ebp")
     if esp is None or ebp is None:
         missing = "esp" if esp is None else "ebp"
-        return _failed(strategy, f"the callee's {missing} is not known"), False
+        return _failed(strategy, f"the callee's {missing} is not known"), None
     variables = win_variables(
         record, esp=esp, ebp=ebp, ebx=registers.get("ebx"), grand_callee_parameter_size=grand
     )
     if variables is None:
-        return _failed(strategy, ".raSearchStart overflows 32 bits"), False
+        return _failed(strategy, ".raSearchStart overflows 32 bits"), None
     result = evaluate_win(program, variables=variables, read_word=lambda a: memory.read(a, 4), width=4)
     detail = StackWinDetail(
         _module_label(module), relative, record, program, "record", tuple(variables.items()), result
     )
     if not result.ok:
-        return _failed(strategy, f"the program failed: {result.error}", detail), False
+        return _failed(strategy, f"the program failed: {result.error}", detail), None
     for name in ("$eip", "$esp", "$ebp", "$ebx", "$esi", "$edi"):
         if name in result.variables:
             state.set(name[1:], result.variables[name])
@@ -295,7 +300,7 @@ def _frame_data(
         f"STACK WIN frame data at {_module_label(module)}+{relative:#x}: caller eip = {shown}, "
         f"esp = {result.variables.get('$esp', 0):#x}"
     )
-    return StrategyAttempt(strategy, Outcome.FOUND, reason, detail, state.registers()), True
+    return state.found(strategy, reason, detail)
 
 
 def _fpo(
@@ -308,7 +313,7 @@ def _fpo(
     grand: int,
     memory: StackMemory,
     state: CallerRegisters,
-) -> tuple[StrategyAttempt, bool]:
+) -> tuple[StrategyAttempt, CpuContext | None]:
     """rust-minidump's `walk_with_stack_win_fpo`.
 
     Situation: old FPO data (STACK WIN type 0) gives only frame sizes. Handling: the
@@ -339,19 +344,19 @@ def _fpo(
 
     esp = registers.get("esp")
     if esp is None:
-        return _failed(strategy, "the callee's esp is not known", detail()), False
+        return _failed(strategy, "the callee's esp is not known", detail()), None
     eip_address = (esp + frame_size) & U64
     word = memory.word(eip_address, 4, "return address")
     reads.append(word)
     if word.value is None:
-        return _failed(strategy, f"cannot read the return address at {eip_address:#x}", detail()), False
+        return _failed(strategy, f"cannot read the return address at {eip_address:#x}", detail()), None
     caller_eip = word.value
     callee_eip = registers.get("eip")
     if not has_grand_callee:
         leftover = callee_eip is not None and caller_eip == callee_eip
         checks.append(Check("the word is not a leftover copy of the context frame's eip", not leftover))
         if callee_eip is None:
-            return _failed(strategy, "the callee's eip is not known", detail()), False
+            return _failed(strategy, "the callee's eip is not known", detail()), None
         if leftover:
             eip_address = (eip_address + 4) & U64
             word = memory.word(eip_address, 4, "return address (after a leftover one)")
@@ -359,7 +364,7 @@ def _fpo(
             if word.value is None:
                 return _failed(
                     strategy, f"cannot read the return address at {eip_address:#x}", detail()
-                ), False
+                ), None
             caller_eip = word.value
     caller_esp = eip_address + 4
     if record.allocates_base_pointer:
@@ -367,32 +372,23 @@ def _fpo(
         saved = memory.word(ebp_address, 4, "saved ebp")
         reads.append(saved)
         if saved.value is None:
-            return _failed(strategy, f"cannot read the saved ebp at {ebp_address:#x}", detail()), False
+            return _failed(strategy, f"cannot read the saved ebp at {ebp_address:#x}", detail()), None
         caller_ebp = saved.value
     else:
         if "ebx" in registers:
             state.set("ebx", registers["ebx"])
         ebp = registers.get("ebp")
         if ebp is None:
-            return _failed(strategy, "the callee's ebp is not known", detail()), False
+            return _failed(strategy, "the callee's ebp is not known", detail()), None
         caller_ebp = ebp
     for name, value in (("eip", caller_eip), ("esp", caller_esp), ("ebp", caller_ebp)):
         if state.set(name, value) is not RuleEffect.SET:
-            return _failed(strategy, f"caller {name} = {value:#x} does not fit 32 bits", detail()), False
+            return _failed(strategy, f"caller {name} = {value:#x} does not fit 32 bits", detail()), None
     reason = (
         f"STACK WIN FPO at {_module_label(module)}+{relative:#x}: return address {caller_eip:#x} "
         f"read at {eip_address:#x}"
     )
-    return StrategyAttempt(strategy, Outcome.FOUND, reason, detail(), state.registers()), True
-
-
-def _with_read_size(result: PostfixResult, size: int) -> PostfixResult:
-    """The result with its memory reads recorded at the word size actually read."""
-    steps = tuple(
-        replace(step, read=replace(step.read, size=size)) if step.read is not None else step
-        for step in result.steps
-    )
-    return replace(result, steps=steps)
+    return state.found(strategy, reason, detail())
 
 
 def _na(strategy: Strategy, reason: str) -> StrategyAttempt:
@@ -405,13 +401,6 @@ def _failed(
     return StrategyAttempt(strategy, Outcome.FAILED, reason, detail)
 
 
-def postfix_summary(result: PostfixResult) -> str:
-    """`= 0x…` or `failed: …` for one evaluation (used by the text trace)."""
-    if result.ok and result.value is not None:
-        return f"= {result.value:#x}"
-    return f"failed: {result.error}"
-
-
 def cfi_strategy(
     callee: StackFrame, walk: ThreadWalk, *, stack_pointer: str, forwarded: tuple[str, ...]
 ) -> StrategyResult:
@@ -419,14 +408,7 @@ def cfi_strategy(
     unknown = unknown_register(Strategy.CFI, callee.context, stack_pointer)
     if unknown is not None:
         return unknown
-    attempt, caller = cfi_attempt(
-        callee.context,
-        callee.instruction,
-        all_valid=callee.trust is FrameTrust.CONTEXT,
-        env=walk.env,
-        memory=walk.memory,
-        forwarded=forwarded,
-    )
+    attempt, caller = cfi_attempt(callee, walk, forwarded=forwarded)
     if caller is None:
         return StrategyResult.failed(attempt)
-    return StrategyResult((attempt,), caller.context(), FrameTrust.CFI)
+    return StrategyResult((attempt,), caller, FrameTrust.CFI)

@@ -12,7 +12,7 @@ import struct
 from dataclasses import dataclass
 
 from inspector.core.minidump import CpuContext, MemoryRegion, Module, ModuleList
-from inspector.core.symbols import CfiLookup, FrameSymbol, StackWinRecord, SymbolFile, Symbolizer
+from inspector.core.symbols import FrameSymbol, SymbolFile, Symbolizer
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind.options import WalkOptions
 from inspector.core.unwind.trace import MemoryWord
@@ -28,10 +28,9 @@ def word_size(cpu: Cpu) -> int:
 class StackMemory:
     """One thread's stack region, read in words of the CPU's width."""
 
-    __slots__ = ("_base", "_data", "_size", "_unpack", "region")
+    __slots__ = ("_base", "_data", "_size", "_unpack")
 
     def __init__(self, region: MemoryRegion) -> None:
-        self.region = region
         # The walk reads tens of thousands of words: one call per read, not three.
         self._base = region.base
         self._size = region.size
@@ -39,14 +38,6 @@ class StackMemory:
         self._unpack = {
             width: struct.Struct(region.endian + code).unpack_from for width, code in ((4, "I"), (8, "Q"))
         }
-
-    @property
-    def base(self) -> int:
-        return self.region.base
-
-    @property
-    def end(self) -> int:
-        return self.region.base + self.region.size
 
     def read(self, address: int, width: int) -> int | None:
         # A region never extends past 2**64, so a read inside it cannot overflow the address space.
@@ -91,6 +82,7 @@ class WalkEnvironment:
         self.width = word_size(cpu)
         self._verdicts: dict[int, CandidateVerdict] = {}
         self._pac_mask: int | None = None
+        self._breakpad_pac_mask: int | None = None
 
     # ---- modules and symbols ----------------------------------------------------------------
 
@@ -129,17 +121,6 @@ class WalkEnvironment:
         if self.symbolizer is not None and self.symbolizer.status(module).symbol_file is not None:
             return f"{module.filename}'s symbols are ones rust-minidump rejects; not used for unwinding"
         return f"{module.filename} has no symbols"
-
-    def find_cfi(self, module: Module, address: int) -> CfiLookup | None:
-        symbols = self.unwind_symbols(module)
-        return None if symbols is None else symbols.find_cfi(address - module.base)
-
-    def find_stack_win(self, module: Module, address: int) -> StackWinRecord | None:
-        symbols = self.unwind_symbols(module)
-        return None if symbols is None else symbols.find_stack_win(address - module.base)
-
-    def has_symbols(self, module: Module) -> bool:
-        return self.unwind_symbols(module) is not None
 
     def return_address_verdict(self, value: int) -> CandidateVerdict:
         """rust-minidump's `instruction_seems_valid_by_symbols` (memoized per address).
@@ -206,13 +187,14 @@ class WalkEnvironment:
 
     def breakpad_pointer_auth_strip(self, pointer: int) -> int:
         """Breakpad's variant: mask with the top module's end smeared down; keep it only inside a module."""
-        by_address = self.modules.by_address()
-        if not by_address:
-            return pointer
-        mask = by_address[-1].base + by_address[-1].size
-        for shift in (1, 2, 4, 8, 16, 32):
-            mask |= mask >> shift
-        stripped = pointer & mask & U64
+        if self._breakpad_pac_mask is None:
+            # Without modules nothing is inside one: every pointer stays as it is, whatever the mask.
+            by_address = self.modules.by_address()
+            mask = by_address[-1].base + by_address[-1].size if by_address else U64
+            for shift in (1, 2, 4, 8, 16, 32):
+                mask |= mask >> shift
+            self._breakpad_pac_mask = mask & U64
+        stripped = pointer & self._breakpad_pac_mask
         return stripped if self.modules.index_at(stripped) is not None else pointer
 
 

@@ -147,7 +147,3 @@ class CallStack:
     termination: Termination | None
     stack_region: AddressRange | None = None
     last_error_value: int | None = None
-
-    @property
-    def frame_count(self) -> int:
-        return len(self.frames)

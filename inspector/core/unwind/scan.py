@@ -16,12 +16,12 @@ readable stack memory or when the address would overflow the pointer width.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust
-from inspector.core.unwind.trace import ScanCandidate, ScanDetail
+from inspector.core.unwind.trace import Check, MemoryWord, ScanCandidate, ScanDetail
 
 #: rust-minidump's default scan window, in words.
 DEFAULT_SCAN_WORDS = 40
@@ -103,3 +103,19 @@ def scan_stack(
             break
     detail = ScanDetail(start, words, width, tuple(candidates), stopped, purpose=purpose)
     return ScanResult(detail, found_address, found_value)
+
+
+def with_frame_pointer(
+    detail: ScanDetail, reads: Sequence[MemoryWord], checks: Sequence[Check]
+) -> ScanDetail:
+    """A scan's detail with the frame-pointer recovery (x86/amd64) that followed its hit."""
+    return ScanDetail(
+        detail.start,
+        detail.window_words,
+        detail.word_size,
+        detail.candidates,
+        detail.stopped,
+        tuple(reads),
+        tuple(checks),
+        detail.purpose,
+    )

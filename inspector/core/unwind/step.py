@@ -28,6 +28,11 @@ class ThreadWalk:
     memory: StackMemory
     frames: list[StackFrame] = field(default_factory=list)
     scanned_frames: int = 0
+    #: x86 Breakpad policy: the parameter size of the innermost frame that has one (None: none
+    #: yet) and how many frames, from frame 0, have been looked at for it. A frame's size
+    #: never changes and frames are only appended, so each frame is looked at once.
+    param_size: int | None = None
+    param_checked: int = 0
 
     @property
     def scan_allowed(self) -> bool:
@@ -60,12 +65,15 @@ def unknown_register(strategy: Strategy, context: CpuContext, name: str) -> Stra
     return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, f"{name} is not known"))
 
 
+def scan_failure(result: ScanResult) -> StrategyAttempt:
+    """The attempt of a scan that found no return address."""
+    return StrategyAttempt(Strategy.SCAN, Outcome.FAILED, "no plausible return address found", result.detail)
+
+
 def scanned_caller(result: ScanResult, make_caller: Callable[[int, int], CpuContext]) -> StrategyResult:
     """A scan's strategy result: `make_caller(slot address, return address)` builds the caller."""
     if result.address is None or result.value is None:
-        return StrategyResult.failed(
-            StrategyAttempt(Strategy.SCAN, Outcome.FAILED, "no plausible return address found", result.detail)
-        )
+        return StrategyResult.failed(scan_failure(result))
     caller = make_caller(result.address, result.value)
     reason = f"return address {result.value:#x} found at {result.address:#x}"
     attempt = StrategyAttempt(
@@ -162,10 +170,6 @@ def leaf_tolerant_sp(callee_frame: StackFrame, caller: CpuContext) -> PostCheck:
         ),
         TerminationReason.STACK_POINTER_NOT_INCREASING,
     )
-
-
-def chosen_outcome(attempt: StrategyAttempt, passed: bool) -> StrategyAttempt:
-    return attempt if passed else attempt.with_outcome(Outcome.REJECTED, attempt.reason)
 
 
 FindCaller = Callable[[StackFrame, "StackFrame | None", ThreadWalk], CallerSearch]

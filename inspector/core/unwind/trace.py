@@ -202,11 +202,6 @@ class UnwindStep:
     def chosen_attempt(self) -> StrategyAttempt | None:
         return None if self.chosen is None else self.attempts[self.chosen]
 
-    @property
-    def strategy(self) -> Strategy | None:
-        attempt = self.chosen_attempt
-        return None if attempt is None else attempt.strategy
-
 
 class TerminationReason(enum.Enum):
     NO_CALLER = "no strategy found a caller"

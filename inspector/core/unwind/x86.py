@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from inspector.core.minidump import CpuContext
 from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_win
-from inspector.core.unwind.cfi import CallerRegisters, cfi_attempt, stack_win_attempt
+from inspector.core.unwind.cfi import CallerRegisters, cfi_attempt, cfi_strategy, stack_win_attempt
 from inspector.core.unwind.frame import FrameTrust, StackFrame
-from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words
+from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words, with_frame_pointer
 from inspector.core.unwind.step import (
     CallerSearch,
     CpuUnwinder,
@@ -24,6 +24,7 @@ from inspector.core.unwind.step import (
     breakpad_sp_check,
     first_success,
     instruction_check,
+    scan_failure,
     strictly_increasing_sp,
 )
 from inspector.core.unwind.trace import (
@@ -32,6 +33,7 @@ from inspector.core.unwind.trace import (
     FramePointerProbe,
     MemoryWord,
     Outcome,
+    ScanCandidate,
     ScanDetail,
     StackWinDetail,
     Strategy,
@@ -75,43 +77,34 @@ def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: Thr
         return StrategyResult.failed(
             StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, "esp is not known")
         )
-    all_valid = callee.trust is FrameTrust.CONTEXT
     state = CallerRegisters(ctx, CALLEE_SAVED_REGS, POINTER_WIDTH)
     attempts: list[StrategyAttempt] = []
     grand_size = 0
-    if grand_callee is not None and grand_callee.symbol is not None:
+    # rust-minidump takes the size from the grand callee's function; a symbol file it rejects
+    # gives it none (we still name the frame from such a file), so the size is then 0.
+    if (
+        grand_callee is not None
+        and grand_callee.symbol is not None
+        and grand_callee.module is not None
+        and env.unwind_symbols(grand_callee.module) is not None
+    ):
         grand_size = grand_callee.symbol.parameter_size
-    win, ok = stack_win_attempt(
-        ctx,
-        callee.instruction,
-        all_valid=all_valid,
+    win, caller = stack_win_attempt(
+        callee,
+        walk,
         has_grand_callee=grand_callee is not None,
         grand_callee_parameter_size=grand_size,
-        env=env,
-        memory=walk.memory,
         state=state,
     )
     if win is not None:
         attempts.append(win)
-        if ok:
-            return StrategyResult(tuple(attempts), state.context(), FrameTrust.CFI)
-    attempt, caller = cfi_attempt(
-        ctx,
-        callee.instruction,
-        all_valid=all_valid,
-        env=env,
-        memory=walk.memory,
-        forwarded=CALLEE_SAVED_REGS,
-        state=state,
-    )
+        if caller is not None:
+            return StrategyResult(tuple(attempts), caller, FrameTrust.CFI)
+    attempt, caller = cfi_attempt(callee, walk, forwarded=CALLEE_SAVED_REGS, state=state)
     attempts.append(attempt)
     if caller is None:
         return StrategyResult(tuple(attempts))
-    context = caller.context()
-    if env.options.breakpad and not all(context.is_valid(r) for r in ("eip", "esp", "ebp")):
-        attempts[-1] = attempt.with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
-        return StrategyResult(tuple(attempts))
-    return StrategyResult(tuple(attempts), context, FrameTrust.CFI)
+    return StrategyResult(tuple(attempts), caller, FrameTrust.CFI)
 
 
 def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
@@ -168,9 +161,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         env, walk.memory, start=last_sp, words=scan_words(env, callee.trust), width=4, prefilter=_prefilter
     )
     if result.address is None or result.value is None:
-        return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.FAILED, "no plausible return address found", result.detail)
-        )
+        return StrategyResult.failed(scan_failure(result))
     slot, caller_ip = result.address, result.value
     caller_sp = slot + 4
     reads: list[MemoryWord] = []
@@ -198,23 +189,10 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     if caller_bp is not None:
         registers["ebp"] = caller_bp
     caller = CpuContext.from_registers(ctx.cpu, registers)
-    detail = _with_frame_pointer(result.detail, reads, checks)
+    detail = with_frame_pointer(result.detail, reads, checks)
     reason = f"return address {caller_ip:#x} found at {slot:#x}, word {(slot - last_sp) // 4}"
     attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
     return StrategyResult((attempt,), caller, FrameTrust.SCAN)
-
-
-def _with_frame_pointer(detail: ScanDetail, reads: list[MemoryWord], checks: list[Check]) -> ScanDetail:
-    return ScanDetail(
-        detail.start,
-        detail.window_words,
-        detail.word_size,
-        detail.candidates,
-        detail.stopped,
-        tuple(reads),
-        tuple(checks),
-        detail.purpose,
-    )
 
 
 # ---- Breakpad strategies --------------------------------------------------------------------
@@ -226,10 +204,9 @@ def _breakpad_frame_info(frame: StackFrame, walk: ThreadWalk) -> tuple[StackWinR
     A STACK WIN record (FRAME_DATA before FPO) has everything; without one a FUNC covering
     the address still gives the parameter size.
     """
-    env = walk.env
-    if frame.module is None or env.symbolizer is None:
+    if frame.module is None:
         return None, None
-    symbol_file = env.symbolizer.status(frame.module).symbol_file
+    symbol_file = walk.env.unwind_symbols(frame.module)
     if symbol_file is None:
         return None, None
     relative = frame.instruction - frame.module.base
@@ -246,14 +223,18 @@ def _callee_parameter_size(walk: ThreadWalk) -> int:
     Situation: a caller's frame includes its callee's stack arguments (stdcall and friends
     pop them in the callee, cdecl in the caller). Breakpad walks the frames below the
     current one from the nearest downwards and, lacking a `break`, keeps the last match:
-    the innermost frame with Windows frame info. We reproduce that.
+    the innermost frame with Windows frame info. We reproduce that, looking at each frame
+    once: the innermost match never changes as frames are added further out (re-reading
+    every frame at every step made deep walks quadratic).
     """
-    size = 0
-    for frame in reversed(walk.frames[:-1]):
-        _, parameter_size = _breakpad_frame_info(frame, walk)
-        if parameter_size is not None:
-            size = parameter_size
-    return size
+    if walk.param_size is None:
+        for frame in walk.frames[walk.param_checked : len(walk.frames) - 1]:
+            walk.param_checked += 1
+            _, parameter_size = _breakpad_frame_info(frame, walk)
+            if parameter_size is not None:
+                walk.param_size = parameter_size
+                break
+    return 0 if walk.param_size is None else walk.param_size
 
 
 def _breakpad_scan(walk: ThreadWalk, start: int, words: int, purpose: str) -> ScanResult:
@@ -285,7 +266,8 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "no STACK WIN record"))
     if record.type is StackWinType.FPO:
         strategy = Strategy.STACK_WIN_FPO
-    assert callee.module is not None
+    assert callee.module is not None  # a STACK WIN record came from its symbols
+    module_name = callee.module.filename
     relative = callee.instruction - callee.module.base
     esp, ebp = ctx.value("esp"), ctx.value("ebp")
     ebx = ctx.get("ebx")
@@ -345,7 +327,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
 
     def detail() -> StackWinDetail:
         return StackWinDetail(
-            callee.module.filename if callee.module else "",
+            module_name,
             relative,
             record,
             program,
@@ -417,7 +399,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
             registers[name[1:]] = values[name]
     caller = ctx.with_registers(registers)
     kind = {FrameTrust.CFI: "program", FrameTrust.SCAN: "scan after the program failed"}.get(trust, "rescan")
-    where = f"{caller_module_label(callee)}+{relative:#x}"
+    where = f"{module_name}+{relative:#x}"
     reason = f"STACK WIN at {where} ({kind}): caller eip = {registers['eip']:#x}"
     outcome_strategy = Strategy.CFI_SCAN if trust is FrameTrust.CFI_SCAN else strategy
     attempt = StrategyAttempt(
@@ -426,17 +408,11 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     return StrategyResult((attempt,), caller, trust)
 
 
-def caller_module_label(frame: StackFrame) -> str:
-    return frame.module.filename if frame.module is not None else "?"
-
-
 def _assigned(result: PostfixResult) -> set[str]:
     return {step.assignment[0] for step in result.steps if step.assignment is not None}
 
 
 def _ebp_search(end: int, candidates: list[tuple[int, int, bool]]) -> ScanDetail:
-    from inspector.core.unwind.trace import ScanCandidate
-
     rows = tuple(
         ScanCandidate(
             location,
@@ -453,22 +429,14 @@ def _ebp_search(end: int, candidates: list[tuple[int, int, bool]]) -> ScanDetail
 
 
 def _breakpad_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
-    attempt, caller = cfi_attempt(
-        callee.context,
-        callee.instruction,
-        all_valid=callee.trust is FrameTrust.CONTEXT,
-        env=walk.env,
-        memory=walk.memory,
-        forwarded=CALLEE_SAVED_REGS,
-    )
-    if caller is None:
-        return StrategyResult.failed(attempt)
-    context = caller.context()
-    if not all(context.is_valid(r) for r in ("eip", "esp", "ebp")):
+    """STACK CFI; Breakpad needs eip, esp and ebp from it."""
+    result = cfi_strategy(callee, walk, stack_pointer=STACK_POINTER_REGISTER, forwarded=CALLEE_SAVED_REGS)
+    context = result.context
+    if context is not None and not all(context.is_valid(r) for r in ("eip", "esp", "ebp")):
         return StrategyResult.failed(
-            attempt.with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
+            result.attempts[0].with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
         )
-    return StrategyResult((attempt,), context, FrameTrust.CFI)
+    return result
 
 
 def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
@@ -499,12 +467,7 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
         return StrategyResult.failed(fp_attempt)
     result = _breakpad_scan(walk, last_esp, scan_words(walk.env, callee.trust), "return address")
     if result.address is None or result.value is None:
-        return StrategyResult(
-            (
-                fp_attempt,
-                StrategyAttempt(Strategy.SCAN, Outcome.FAILED, "no plausible return address", result.detail),
-            )
-        )
+        return StrategyResult((fp_attempt, scan_failure(result)))
     caller_esp = result.address + 4
     chain = caller_esp - 8
     saved = walk.memory.word(chain, 4, "saved ebp below the return address")
@@ -516,7 +479,7 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
     caller_ebp = saved.value if good and saved.value is not None else last_ebp
     check = Check("the word below the return address continues the ebp chain", good)
     caller = ctx.with_registers({"eip": result.value, "esp": caller_esp, "ebp": caller_ebp})
-    scan_detail = _with_frame_pointer(result.detail, [saved], [check])
+    scan_detail = with_frame_pointer(result.detail, [saved], [check])
     attempt = StrategyAttempt(
         Strategy.SCAN,
         Outcome.FOUND,
