@@ -494,7 +494,7 @@ class _SymbolTracker:
                         if index not in self.requested:
                             self.requested[index] = ModuleSymbolSummary.of(symbols)
                             changed.add(index)
-        if self.supplier is not None:
+        if self.supplier is not None and self.supplier.download_version != self.seen_downloads:
             version, statuses = self.supplier.download_statuses()
             if version != self.seen_downloads:
                 self.seen_downloads = version

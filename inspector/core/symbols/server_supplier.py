@@ -230,6 +230,11 @@ class ServerSymbolSupplier(SymbolSupplier):
 
     # ---- statuses ------------------------------------------------------------------------
 
+    @property
+    def download_version(self) -> int:
+        """The number `download_statuses` returns, without copying them (for a cheap "anything new?")."""
+        return self._version  # one int read: atomic, no lock needed for a hint
+
     def download_statuses(self) -> tuple[int, dict[ModuleKey, DownloadStatus]]:
         """(a number that grows with every change, every module's latest download status)."""
         with self._lock:
