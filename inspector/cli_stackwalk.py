@@ -111,8 +111,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--analysis-all-cpus",
         action="store_true",
-        help="JSON: also fill the crash analysis fields (instruction, memory_accesses, ...) for x86, ARM "
-        "and ARM64 crashes, which rust-minidump 0.25 analyses only on amd64 (the human report shows them always)",
+        help="JSON: also fill the crash analysis fields (instruction, memory_accesses, ...) for x86, "
+        "ARM and ARM64 crashes, which rust-minidump 0.25 analyses only on amd64 "
+        "(the human report shows them always)",
     )
     parser.add_argument("--max-frames", type=int, metavar="N", help="stop each thread after N frames")
     parser.add_argument(

@@ -860,14 +860,23 @@ def _unwalked_state(
     )
 
 
-def _crash_analysis(dump: Minidump, system: SystemSummary, crash: CrashSummary, options: ProcessOptions) -> CrashAnalysis:
+def _crash_analysis(
+    dump: Minidump, system: SystemSummary, crash: CrashSummary, options: ProcessOptions
+) -> CrashAnalysis:
     """The crashing instruction and what follows from it (the disassemblers load only now)."""
     from inspector.core.analysis.from_dump import analyze_dump, module_file_finder
 
     providers = options.code_providers
     if providers is None:
         providers = (module_file_finder(options.symbol_paths),)
-    return analyze_dump(dump, system.cpu, system.os, crash.reason, crash.address, providers)
+    return analyze_dump(
+        dump,
+        cpu=system.cpu,
+        os_=system.os,
+        reason=crash.reason,
+        address=crash.address,
+        code_providers=providers,
+    )
 
 
 def _usable(dump: Minidump, stream_type: int) -> bool:

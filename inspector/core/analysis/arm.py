@@ -31,7 +31,15 @@ from inspector.core.analysis.model import (
 )
 
 #: Capstone's names for r9, r10, r12 -> ours.
-_ARM_REGISTER_NAMES = {"sb": "r9", "sl": "r10", "ip": "r12", "r11": "fp", "r13": "sp", "r14": "lr", "r15": "pc"}
+_ARM_REGISTER_NAMES = {
+    "sb": "r9",
+    "sl": "r10",
+    "ip": "r12",
+    "r11": "fp",
+    "r13": "sp",
+    "r14": "lr",
+    "r15": "pc",
+}
 _REGISTER_BYTES = {"w": 4, "x": 8, "b": 1, "h": 2, "s": 4, "d": 8, "q": 16}
 
 _cs: dict[tuple[bool, bool], Any] = {}
@@ -46,7 +54,9 @@ def _capstone(arm64: bool, thumb: bool) -> Any:
         if arm64:
             handle = capstone.Cs(capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM)
         else:
-            handle = capstone.Cs(capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB if thumb else capstone.CS_MODE_ARM)
+            handle = capstone.Cs(
+                capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB if thumb else capstone.CS_MODE_ARM
+            )
         handle.detail = True
         _cs[key] = handle
     return _cs[key]
@@ -64,12 +74,16 @@ def register_name(name: str) -> str:
     return _ARM_REGISTER_NAMES.get(name, name)
 
 
-def decode(code: bytes, address: int, *, arm64: bool, thumb: bool = False) -> tuple[Decoded | None, str | None]:
+def decode(
+    code: bytes, address: int, *, arm64: bool, thumb: bool = False
+) -> tuple[Decoded | None, str | None]:
     """The first instruction of `code`, or (None, "truncated" / "invalid")."""
     handle = _capstone(arm64, thumb)
     for ins in handle.disasm(code, address, count=1):
         return _describe(ins, arm64=arm64, thumb=thumb), None
-    need = 4 if arm64 or not thumb else (4 if len(code) >= 2 and (code[1] & 0xF8) in (0xE8, 0xF0, 0xF8) else 2)
+    need = (
+        4 if arm64 or not thumb else (4 if len(code) >= 2 and (code[1] & 0xF8) in (0xE8, 0xF0, 0xF8) else 2)
+    )
     return None, "truncated" if len(code) < need else "invalid"
 
 
@@ -92,8 +106,10 @@ def decode_all(code: bytes, address: int, *, arm64: bool, thumb: bool = False) -
 
 
 def _access_type(mnemonic: str) -> AccessType | None:
-    base = mnemonic.split(".")[0]
-    if base.startswith(("ldadd", "ldclr", "ldeor", "ldset", "ldsmax", "ldsmin", "ldumax", "ldumin", "swp", "cas")):
+    base = mnemonic.split(".", maxsplit=1)[0]
+    if base.startswith(
+        ("ldadd", "ldclr", "ldeor", "ldset", "ldsmax", "ldsmin", "ldumax", "ldumin", "swp", "cas")
+    ):
         return AccessType.READ_WRITE
     if base.startswith(("ld", "pop")):
         return AccessType.READ
@@ -105,7 +121,7 @@ def _access_type(mnemonic: str) -> AccessType | None:
 
 
 def _transfer_size(mnemonic: str, registers: list[str], arm64: bool) -> int | None:
-    base = mnemonic.split(".")[0].rstrip("t")  # ldrt / sttr: unprivileged forms
+    base = mnemonic.split(".", maxsplit=1)[0].rstrip("t")  # ldrt / sttr: unprivileged forms
     if base in ("ldrsw", "ldursw", "ldpsw"):
         return 8 if base == "ldpsw" else 4
     if base.startswith(("ld1", "ld2", "ld3", "ld4", "st1", "st2", "st3", "st4")):
@@ -132,7 +148,7 @@ def _describe(ins: Any, *, arm64: bool, thumb: bool) -> Decoded:
         reg_kind, imm_kind, mem_kind = c.ARM64_OP_REG, c.ARM64_OP_IMM, c.ARM64_OP_MEM
         invalid = c.ARM64_REG_INVALID
     else:
-        from capstone import arm_const as c  # type: ignore[no-redef]
+        from capstone import arm_const as c
 
         reg_kind, imm_kind, mem_kind = c.ARM_OP_REG, c.ARM_OP_IMM, c.ARM_OP_MEM
         invalid = c.ARM_REG_INVALID
@@ -182,7 +198,14 @@ def _describe(ins: Any, *, arm64: bool, thumb: bool) -> Decoded:
     if direction is not None:
         for mem in memory:
             sized = MemoryOperand(
-                mem.base, mem.index, mem.scale, mem.displacement, size, None, mem.pc_relative_base, mem.post_index
+                mem.base,
+                mem.index,
+                mem.scale,
+                mem.displacement,
+                size,
+                None,
+                mem.pc_relative_base,
+                mem.post_index,
             )
             accesses.append((sized, direction))
         operands = [
@@ -192,7 +215,7 @@ def _describe(ins: Any, *, arm64: bool, thumb: bool) -> Decoded:
             for op in operands
         ]
     register_list: tuple[str, ...] = ()
-    base_name = mnemonic.split(".")[0]
+    base_name = mnemonic.split(".", maxsplit=1)[0]
     if not arm64 and (base_name in ("push", "pop") or base_name[:3] in ("ldm", "stm")):
         register_list = tuple(registers if base_name in ("push", "pop") else registers[1:])
         accesses = _block_transfer(base_name, registers, len(register_list))
@@ -211,7 +234,9 @@ def _describe(ins: Any, *, arm64: bool, thumb: bool) -> Decoded:
     return Decoded(instruction, tuple(accesses), register_list)
 
 
-def _block_transfer(mnemonic: str, registers: list[str], count: int) -> list[tuple[MemoryOperand, AccessType]]:
+def _block_transfer(
+    mnemonic: str, registers: list[str], count: int
+) -> list[tuple[MemoryOperand, AccessType]]:
     """push / pop / ldm / stm: one access of four bytes per register, at its lowest address."""
     size = 4 * count
     if mnemonic == "push":
@@ -228,7 +253,7 @@ def _block_transfer(mnemonic: str, registers: list[str], count: int) -> list[tup
 def _flow(ins: Any, mnemonic: str, arm64: bool) -> Flow:
     import capstone
 
-    base = mnemonic.split(".")[0]
+    base = mnemonic.split(".", maxsplit=1)[0]
     if base in ("ret", "retaa", "retab") or (not arm64 and base == "bx" and "lr" in ins.op_str):
         return Flow.RETURN
     if base in ("brk", "udf", "hlt", "bkpt"):
@@ -236,11 +261,17 @@ def _flow(ins: Any, mnemonic: str, arm64: bool) -> Flow:
     if base in ("svc", "hvc", "smc"):
         return Flow.INTERRUPT
     if ins.group(capstone.CS_GRP_CALL) or base in ("bl", "blx", "blr", "blraa", "blrab"):
-        return Flow.INDIRECT_CALL if base in ("blr", "blraa", "blrab") or (base == "blx" and "#" not in ins.op_str) else Flow.CALL
+        return (
+            Flow.INDIRECT_CALL
+            if base in ("blr", "blraa", "blrab") or (base == "blx" and "#" not in ins.op_str)
+            else Flow.CALL
+        )
     if base in ("br", "braa", "brab") or (not arm64 and base == "bx"):
         return Flow.INDIRECT_BRANCH
-    if base in ("cbz", "cbnz", "tbz", "tbnz") or (base == "b" and "." in mnemonic) or (
-        not arm64 and base.startswith("b") and len(base) == 3 and base != "bic"
+    if (
+        base in ("cbz", "cbnz", "tbz", "tbnz")
+        or (base == "b" and "." in mnemonic)
+        or (not arm64 and base.startswith("b") and len(base) == 3 and base != "bic")
     ):
         return Flow.CONDITIONAL_BRANCH
     if base == "b":
@@ -274,8 +305,10 @@ def analyze(
         if address is None:
             accesses = None
             break
-        base_value = mem.pc_relative_base if mem.pc_relative_base is not None else (
-            lookup(mem.base) if mem.base is not None else None
+        base_value = (
+            mem.pc_relative_base
+            if mem.pc_relative_base is not None
+            else (lookup(mem.base) if mem.base is not None else None)
         )
         assert accesses is not None
         accesses.append(MemoryAccess(address, mem.size, direction, is_likely_null_pointer=base_value == 0))

@@ -39,7 +39,26 @@ ORIGINAL_LOW = MEDIUM
 
 #: Low bytes of the poison patterns rust-minidump recognises (Mozilla's Poison.h, jemalloc's 0xa5 / 0xe5).
 POISON_BYTES = frozenset(
-    {0x2B, 0x2D, 0x2F, 0x49, 0x4B, 0x4D, 0x4F, 0x6B, 0x8B, 0x9B, 0x9F, 0xA5, 0xBB, 0xCC, 0xCD, 0xCE, 0xDB, 0xE5}
+    {
+        0x2B,
+        0x2D,
+        0x2F,
+        0x49,
+        0x4B,
+        0x4D,
+        0x4F,
+        0x6B,
+        0x8B,
+        0x9B,
+        0x9F,
+        0xA5,
+        0xBB,
+        0xCC,
+        0xCD,
+        0xCE,
+        0xDB,
+        0xE5,
+    }
 )
 
 _F32 = struct.Struct("<f")
@@ -139,6 +158,7 @@ def try_bit_flips(
     address: int,
     source_register: str | None,
     bit_range: BitRange,
+    *,
     registers: Sequence[tuple[str, int]] | None,
     register_size: int,
     memory: MemoryInfoMap,

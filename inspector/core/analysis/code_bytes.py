@@ -188,7 +188,9 @@ class ModuleFileCode:
             return None
         found = image.file_offset(rva)
         if found is None:
-            self.tried[module.code_file].append(f"{image.path}: holds no bytes at offset {rva:#x} of the image")
+            self.tried[module.code_file].append(
+                f"{image.path}: holds no bytes at offset {rva:#x} of the image"
+            )
             return None
         offset, available = found
         try:

@@ -107,7 +107,15 @@ def analyze_crash(
     source: CodeSource | None = None
     analysis: InstructionAnalysis | None = None
     if context is not None and cpu in _CODE_WINDOW:
-        analysis, source = _analyze_instruction(cpu, context, memory, stack, modules, code_providers, problems)
+        analysis, source = _analyze_instruction(
+            cpu=cpu,
+            context=context,
+            memory=memory,
+            stack=stack,
+            modules=modules,
+            providers=code_providers,
+            problems=problems,
+        )
 
     def derive(analysis: InstructionAnalysis | None) -> CrashAnalysis:
         adjusted = _adjusted_address(cpu, os, reason, address, analysis)
@@ -117,8 +125,27 @@ def analyze_crash(
             cpu_supported_by_reference=cpu is Cpu.AMD64,
             instruction=analysis,
             adjusted_address=adjusted,
-            possible_bit_flips=tuple(_bit_flips(cpu, reason, address, adjusted, context, analysis, memory_info)),
-            inconsistencies=tuple(_inconsistencies(os, reason, address, context, analysis, memory_info)),
+            possible_bit_flips=tuple(
+                _bit_flips(
+                    cpu=cpu,
+                    reason=reason,
+                    address=address,
+                    adjusted=adjusted,
+                    context=context,
+                    analysis=analysis,
+                    memory_info=memory_info,
+                )
+            ),
+            inconsistencies=tuple(
+                _inconsistencies(
+                    os=os,
+                    reason=reason,
+                    address=address,
+                    context=context,
+                    analysis=analysis,
+                    memory_info=memory_info,
+                )
+            ),
             code_source=source,
             problems=tuple(problems),
         )
@@ -160,13 +187,16 @@ def _file_bytes(
     return b"", None, tried
 
 
-def _decode(cpu: Cpu, code: bytes, ip: int, thumb: bool) -> tuple[x86.Decoded | arm.Decoded | None, str | None]:
+def _decode(
+    cpu: Cpu, code: bytes, ip: int, thumb: bool
+) -> tuple[x86.Decoded | arm.Decoded | None, str | None]:
     if cpu in (Cpu.AMD64, Cpu.X86):
         return x86.decode(code, ip, 64 if cpu is Cpu.AMD64 else 32)
     return arm.decode(code, ip, arm64=cpu is Cpu.ARM64, thumb=thumb)
 
 
 def _analyze_instruction(
+    *,
     cpu: Cpu,
     context: CpuContext,
     memory: MemoryView,
@@ -200,7 +230,10 @@ def _analyze_instruction(
             )
         elif error is not None:
             problems.append(
-                AnalysisProblem("CodeUndecodable", f"the bytes at the crashing instruction {where} do not decode: {code.hex(' ')}")
+                AnalysisProblem(
+                    "CodeUndecodable",
+                    f"the bytes at the crashing instruction {where} do not decode: {code.hex(' ')}",
+                )
             )
             return None, source
     if decoded is None:
@@ -216,8 +249,8 @@ def _analyze_instruction(
             problems.append(
                 AnalysisProblem(
                     "CodeUndecodable",
-                    f"the bytes of the crashing instruction {where} in {path or 'the module file'} do not decode: "
-                    f"{data.hex(' ')}",
+                    f"the bytes of the crashing instruction {where} in {path or 'the module file'} "
+                    f"do not decode: {data.hex(' ')}",
                 )
             )
             return None, source
@@ -280,6 +313,7 @@ def _with_guard_pages(analysis: InstructionAnalysis, memory_info: MemoryInfoMap)
 
 
 def _bit_flips(
+    *,
     cpu: Cpu,
     reason: str,
     address: int,
@@ -301,12 +335,24 @@ def _bit_flips(
     operation = memory_operation(reason)
     valid = context.valid_registers() if context is not None else None
     size = context.pointer_width if context is not None else 8
-    flips = try_bit_flips(start, None, bits, valid, size, memory_info, operation)
+
+    def flips_of(value: int, register: str | None) -> list[BitFlip]:
+        return try_bit_flips(
+            value,
+            register,
+            bits,
+            registers=valid,
+            register_size=size,
+            memory=memory_info,
+            operation=operation,
+        )
+
+    flips = flips_of(start, None)
     if context is not None and analysis is not None:
         for name in analysis.registers:
             value = context.get(name)
             if value is not None:
-                flips.extend(try_bit_flips(value, name, bits, valid, size, memory_info, operation))
+                flips.extend(flips_of(value, name))
     return flips
 
 
@@ -326,6 +372,7 @@ def _contains(accesses: Sequence[MemoryAccess], address: int, kind: AccessType) 
 
 
 def _inconsistencies(
+    *,
     os: Os,
     reason: str,
     address: int,
@@ -343,7 +390,8 @@ def _inconsistencies(
             return False
         if reason == _AV_READ:
             return derivable and not (
-                _contains(accesses, address, AccessType.READ) or _contains(accesses, address, AccessType.READ_WRITE)
+                _contains(accesses, address, AccessType.READ)
+                or _contains(accesses, address, AccessType.READ_WRITE)
             )
         if reason == _AV_WRITE:
             return derivable and not (
@@ -374,7 +422,11 @@ def _inconsistencies(
     elif reason == _AV_READ:
         is_gpf = represents_general_protection_fault(os, reason, address) and not_among()
         if is_gpf:
-            if analysis is not None and analysis.is_only_gpf_when_non_canonical and _non_canonical_absent(analysis):
+            if (
+                analysis is not None
+                and analysis.is_only_gpf_when_non_canonical
+                and _non_canonical_absent(analysis)
+            ):
                 out.append(Inconsistency.NON_CANONICAL_ADDRESS_FALSELY_REPORTED)
         else:
             if not_among():
@@ -399,4 +451,3 @@ def _non_canonical_absent(analysis: InstructionAnalysis) -> bool:
     if update is None:
         return False
     return update is NO_UPDATE or (isinstance(update, MemoryAccess) and not _non_canonical(update.address))
-

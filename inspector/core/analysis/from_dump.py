@@ -36,6 +36,7 @@ def module_file_finder(search: Sequence[str | os.PathLike[str]]) -> ModuleFileCo
 
 def analyze_dump(
     dump: Minidump,
+    *,
     cpu: Cpu,
     os_: Os,
     reason: str,

@@ -61,7 +61,13 @@ class MemoryInfoMap:
         """The map rust-minidump builds: the info list if there is one, else the Linux maps, else empty."""
         if info_list is not None:
             return cls(
-                RegionInfo(e.base_address, e.base_address + e.region_size - 1, e.is_readable, e.is_writable, e.is_executable)
+                RegionInfo(
+                    e.base_address,
+                    e.base_address + e.region_size - 1,
+                    e.is_readable,
+                    e.is_writable,
+                    e.is_executable,
+                )
                 for e in info_list.entries
                 if e.region_size and e.base_address + e.region_size - 1 <= _U64
             )

@@ -149,7 +149,10 @@ class AdjustedKind(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class AdjustedAddress:
-    """rust-minidump's `adjusted_address`: `{kind: "null-pointer", offset}` or `{kind: "non-canonical", address}`."""
+    """rust-minidump's `adjusted_address`.
+
+    JSON `{kind: "null-pointer", offset}` or `{kind: "non-canonical", address}`.
+    """
 
     kind: AdjustedKind
     value: int
@@ -196,7 +199,8 @@ _INCONSISTENCY_SENTENCES = {
         "Crash reason is a privileged instruction but crashing instruction is not a privileged one"
     ),
     Inconsistency.NON_CANONICAL_ADDRESS_FALSELY_REPORTED: (
-        "Crash address is reported as a non-canonical x86-64 address but the actual address is a canonical one"
+        "Crash address is reported as a non-canonical x86-64 address "
+        "but the actual address is a canonical one"
     ),
     Inconsistency.ACCESS_VIOLATION_WHEN_ACCESS_ALLOWED: (
         "Crash reason is access violation exception but access is allowed"

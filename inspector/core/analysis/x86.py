@@ -20,6 +20,7 @@ opcodes it derives accesses for, others get accesses without a direction.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -86,8 +87,8 @@ _RETURNS = frozenset({"ret", "retf", "iret", "iretd", "iretq"})
 _JCC_NAMES = {"e": "z", "ne": "nz", "ae": "nb", "be": "na"}
 _CMOV_NAMES = {"e": "z", "ne": "nz", "ae": "nb", "be": "na"}
 _SET_NAMES = {"e": "z", "ne": "nz"}
-_RENAMES = {"pause": "nop", "prefetcht0": "prefetch0", "prefetcht1": "prefetch1",
-            "prefetcht2": "prefetch2", "iretw": "iret", "sysretq": "sysret", "sysexitq": "sysexit"}  # fmt: skip
+_RENAMES = {"pause": "nop", "prefetcht0": "prefetch0", "prefetcht1": "prefetch1", "prefetcht2": "prefetch2",
+            "iretw": "iret", "sysretq": "sysret", "sysexitq": "sysexit"}  # fmt: skip
 _STRING_NAMES = ("movs", "cmps", "stos", "lods", "scas", "ins", "outs")
 
 #: yaxpeax's memory-size keywords by size in bytes ("ptr" when the size is not one of these).
@@ -95,29 +96,31 @@ _SIZE_WORDS = {1: "byte", 2: "word", 4: "dword", 6: "far", 8: "qword", 10: "mwor
                32: "ymmword", 64: "zmmword"}  # fmt: skip
 
 
-_ix: object = None
-_formatter: object = None
+@dataclass(frozen=True, slots=True)
+class _Iced:
+    """iced-x86's formatter (for mnemonics and register names) and the code sets used here."""
+
+    formatter: iced_x86.Formatter
+    moffs: frozenset[int]  # `mov` with a 64-bit absolute address
+    xchg_short: frozenset[int]  # `xchg eax, r32` (90+r)
 
 
-def _iced() -> object:
-    """The iced_x86 module, imported on first use (headless start-up does not pay for it)."""
-    global _ix, _formatter
-    if _ix is None:
-        import iced_x86
-
-        formatter = iced_x86.Formatter(iced_x86.FormatterSyntax.NASM)
-        formatter.use_pseudo_ops = False  # `vpcmpb k0, zmm0, zmm2, 0x0`, not `vpcmpeqb`
-        _formatter = formatter
-        _ix = iced_x86
-    return _ix
-
-
-def _register_name(register: int) -> str:
+@functools.cache
+def _iced() -> _Iced:
+    """Made on first use: iced-x86 is imported only when a crash is analysed."""
     import iced_x86 as ix
 
-    formatter = _formatter
-    assert isinstance(formatter, ix.Formatter)
-    name: str = formatter.format_register(register)
+    formatter = ix.Formatter(ix.FormatterSyntax.NASM)
+    formatter.use_pseudo_ops = False  # `vpcmpb k0, zmm0, zmm2, 0x0`, not `vpcmpeqb`
+    return _Iced(
+        formatter,
+        frozenset(getattr(ix.Code, name) for name in dir(ix.Code) if "MOFFS" in name),
+        frozenset({ix.Code.XCHG_R16_AX, ix.Code.XCHG_R32_EAX, ix.Code.XCHG_R64_RAX}),
+    )
+
+
+def _register_name(register: iced_x86.Register_) -> str:
+    name: str = _iced().formatter.format_register(register)
     if name.startswith("st") and name[2:].isdigit():
         return f"st({name[2:]})"  # yaxpeax's x87 register names
     return name
@@ -140,7 +143,6 @@ class Decoded:
 
 def decode(code: bytes, address: int, bitness: int) -> tuple[Decoded | None, str | None]:
     """The first instruction of `code` at `address`, or (None, "truncated" / "invalid")."""
-    _iced()
     import iced_x86 as ix
 
     decoder = ix.Decoder(bitness, code, ip=address)
@@ -152,7 +154,6 @@ def decode(code: bytes, address: int, bitness: int) -> tuple[Decoded | None, str
 
 def decode_all(code: bytes, address: int, bitness: int) -> list[Decoded | None]:
     """Every instruction of `code` in a linear sweep (None where the bytes do not decode)."""
-    _iced()
     import iced_x86 as ix
 
     out: list[Decoded | None] = []
@@ -177,9 +178,7 @@ def _signed(value: int, bits: int) -> int:
 def _mnemonic(ins: iced_x86.Instruction) -> str:
     import iced_x86 as ix
 
-    formatter = _formatter
-    assert isinstance(formatter, ix.Formatter)
-    name: str = formatter.format_mnemonic(ins, ix.FormatMnemonicOptions.NO_PREFIXES)
+    name: str = _iced().formatter.format_mnemonic(ins, ix.FormatMnemonicOptions.NO_PREFIXES)
     if ins.is_string_instruction:
         for base in _STRING_NAMES:
             if name.startswith(base):
@@ -197,27 +196,19 @@ def _mnemonic(ins: iced_x86.Instruction) -> str:
     return _RENAMES.get(name, name)
 
 
-_STRING_KINDS: dict[str, tuple[str, str]] = {
-    # iced OpKind name -> (segment, register)
-    "MEMORY_SEG_SI": ("ds", "si"),
-    "MEMORY_SEG_ESI": ("ds", "esi"),
-    "MEMORY_SEG_RSI": ("ds", "rsi"),
-    "MEMORY_SEG_DI": ("ds", "di"),
-    "MEMORY_SEG_EDI": ("ds", "edi"),
-    "MEMORY_SEG_RDI": ("ds", "rdi"),
-    "MEMORY_ESDI": ("es", "di"),
-    "MEMORY_ESEDI": ("es", "edi"),
-    "MEMORY_ESRDI": ("es", "rdi"),
+#: yaxpeax's operands of the string instructions: (segment or "", register role) in its order,
+#: "acc" for the accumulator (al / ax / eax / rax), "dl" for the port (yaxpeax prints dx so).
+#: `cmps` names rdi for the ds: operand and rsi for the es: one, as yaxpeax 2.0 prints it.
+_STRING_OPERANDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "movs": (("es", "di"), ("ds", "si")),
+    "stos": (("es", "di"), ("", "acc")),
+    "scas": (("es", "di"), ("", "acc")),
+    "lods": (("", "acc"), ("", "si")),
+    "cmps": (("ds", "di"), ("es", "si")),
+    "ins": (("", "di"), ("", "dl")),
+    "outs": (("", "dl"), ("", "si")),
 }
-_string_kind_ids: dict[int, tuple[str, str]] = {}
-
-
-def _string_kind(kind: int) -> tuple[str, str] | None:
-    import iced_x86 as ix
-
-    if not _string_kind_ids:
-        _string_kind_ids.update({getattr(ix.OpKind, name): value for name, value in _STRING_KINDS.items()})
-    return _string_kind_ids.get(kind)
+_ACCUMULATORS = {1: "al", 2: "ax", 4: "eax", 8: "rax"}
 
 
 def describe(ins: iced_x86.Instruction, raw: bytes, bitness: int) -> Decoded:
@@ -238,7 +229,7 @@ def describe(ins: iced_x86.Instruction, raw: bytes, bitness: int) -> Decoded:
         if base is None and index is None:
             # a 64-bit address only in the `mov` moffs forms; elsewhere a sign-extended disp32,
             # which yaxpeax prints as its 32 bits
-            wide = bitness == 64 and ins.code in _moffs_codes()
+            wide = bitness == 64 and ins.code in _iced().moffs
             inner = f"0x{disp & (MASK64 if wide else 0xFFFFFFFF):x}"
             disp = disp if wide else _signed(disp, 32)
         else:
@@ -251,9 +242,9 @@ def describe(ins: iced_x86.Instruction, raw: bytes, bitness: int) -> Decoded:
         seg = f"{segment}:" if segment else ""
         return Operand(OperandKind.MEMORY, f"{_size_word(memory_size)} {seg}[{inner}]", memory=operand)
 
-    for i in range(ins.op_count):
+    string_layout = ins.is_string_instruction and mnemonic in _STRING_OPERANDS
+    for i in range(0 if string_layout else ins.op_count):
         kind = ins.op_kind(i)
-        string_kind = _string_kind(kind)
         if kind == ix.OpKind.REGISTER:
             reg = _register_name(ins.op_register(i))
             text = reg
@@ -279,13 +270,10 @@ def describe(ins: iced_x86.Instruction, raw: bytes, bitness: int) -> Decoded:
                 # `vmovdqu8 ymmword [rax]{k1}, ymm16`; yaxpeax's masked memory operand is one
                 # rust-minidump does not evaluate, so it is kept out of the accesses too
                 mask = "{" + _register_name(ins.op_mask) + "}"
-                operand = replace(operand, text=operand.text + mask, memory=replace(operand.memory, masked=True))
+                operand = replace(
+                    operand, text=operand.text + mask, memory=replace(operand.memory, masked=True)
+                )
             operands.append(operand)
-        elif string_kind is not None:
-            segment, reg = string_kind
-            if segment == "ds" and ins.segment_prefix != ix.Register.NONE:
-                segment = _register_name(ins.segment_prefix)
-            operands.append(memory(reg, None, 1, 0, segment))
         elif kind in (ix.OpKind.NEAR_BRANCH16, ix.OpKind.NEAR_BRANCH32, ix.OpKind.NEAR_BRANCH64):
             target = ins.near_branch_target
             relative = _signed(target - next_ip, bitness)
@@ -301,14 +289,29 @@ def describe(ins: iced_x86.Instruction, raw: bytes, bitness: int) -> Decoded:
                 continue
             shown = value if unsigned_immediates else _signed(value, bits)
             operands.append(Operand(OperandKind.IMMEDIATE, _hex(shown), value=value))
+    if string_layout:  # yaxpeax's operands and order
+        prefix = {16: "", 32: "e", 64: "r"}[_address_bits(ins, bitness)]
+        for segment, role in _STRING_OPERANDS[mnemonic]:
+            if role == "acc":
+                name = _ACCUMULATORS.get(memory_size or 0, "al")
+                operands.append(Operand(OperandKind.REGISTER, name, register=name))
+            elif role == "dl":
+                operands.append(Operand(OperandKind.REGISTER, "dl", register="dx"))
+            else:
+                operands.append(memory(prefix + role, None, 1, 0, segment or None))
     if mnemonic in ("int3", "int1"):
+        number = 3 if mnemonic == "int3" else 1
         mnemonic = "int"  # yaxpeax: `int 0x3`
-        operands.append(Operand(OperandKind.IMMEDIATE, f"0x{ins.mnemonic == ix.Mnemonic.INT3 and 3 or 1:x}"))
-    if mnemonic == "xchg" and len(operands) == 2 and (
-        operands[1].kind is OperandKind.MEMORY or ins.code in _XCHG_SHORT()
+        operands.append(Operand(OperandKind.IMMEDIATE, f"0x{number:x}", value=number))
+    if (
+        mnemonic == "xchg"
+        and len(operands) == 2
+        and (operands[1].kind is OperandKind.MEMORY or ins.code in _iced().xchg_short)
     ):
         operands.reverse()  # yaxpeax prints `xchg r/m, reg` in encoding order, the short form eax first
-    if len(operands) == 1 and (operands[0].memory is not None or (operands[0].register or "").startswith("st(")):
+    if len(operands) == 1 and (
+        operands[0].memory is not None or (operands[0].register or "").startswith("st(")
+    ):
         st0 = Operand(OperandKind.REGISTER, "st(0)", register="st(0)")
         if mnemonic in _X87_STORES:
             operands.append(st0)  # yaxpeax shows x87's implicit st(0): `fstp qword [rax], st(0)`
@@ -320,12 +323,12 @@ def describe(ins: iced_x86.Instruction, raw: bytes, bitness: int) -> Decoded:
         operands = []  # `66 90` is `xchg ax, ax` to iced, `nop` to yaxpeax
     prefixes = ["lock"] if ins.has_lock_prefix else []
     if ins.is_string_instruction and ins.has_rep_prefix:
-        prefixes.append("rep" if mnemonic in ("movs", "stos", "lods", "ins", "outs") else "repz")
+        prefixes.append("rep")  # also for cmps / scas, where it means repz
     elif ins.is_string_instruction and ins.has_repne_prefix:
         prefixes.append("repnz")
     head = " ".join([*prefixes, mnemonic])
     text = head + (" " + ", ".join(op.text for op in operands) if operands else "")
-    target = next((op.value for op in operands if op.kind is OperandKind.BRANCH), None)
+    branch_target = next((op.value for op in operands if op.kind is OperandKind.BRANCH), None)
     instruction = Instruction(
         address=ins.ip,
         size=ins.len,
@@ -334,14 +337,13 @@ def describe(ins: iced_x86.Instruction, raw: bytes, bitness: int) -> Decoded:
         text=text,
         operands=tuple(operands),
         flow=_flow(ins, mnemonic),
-        branch_target=target,
+        branch_target=branch_target,
     )
     has_memory = any(op.memory is not None for op in operands)
     mem_size = memory_size if memory_size in _SIZE_WORDS else None
-    if not has_memory and mnemonic in _STACK_USERS and not (mnemonic == "push" and operands):
-        has_memory, mem_size = True, bitness // 8
-    if mnemonic == "push" and operands and operands[0].kind is OperandKind.REGISTER:
-        has_memory, mem_size = True, bitness // 8
+    push_immediate = mnemonic == "push" and bool(operands) and operands[0].kind is OperandKind.IMMEDIATE
+    if not has_memory and mnemonic in _STACK_USERS and not push_immediate:
+        has_memory, mem_size = True, bitness // 8  # the stack slot (yaxpeax gives `push imm` no size)
     return Decoded(instruction, mnemonic, has_memory, mem_size)
 
 
@@ -354,24 +356,27 @@ _X87_LOADS = frozenset(
 )  # fmt: skip
 
 
-def _moffs_codes() -> frozenset[int]:
-    import iced_x86 as ix
-
-    return frozenset(getattr(ix.Code, name) for name in dir(ix.Code) if "MOFFS" in name)
-
-
-def _XCHG_SHORT() -> frozenset[int]:  # noqa: N802 (a constant made on first use: iced is imported lazily)
-    import iced_x86 as ix
-
-    return frozenset({ix.Code.XCHG_R16_AX, ix.Code.XCHG_R32_EAX, ix.Code.XCHG_R64_RAX})
-
-
 _UNSIGNED_IMMEDIATES = frozenset({"int", "enter", "in", "out", "ret", "retf"})
 _STACK_USERS = frozenset({"push", "pop", "call", "callf", "ret", "retf"})
 
 
 def _size_word(size: int | None) -> str:
     return _SIZE_WORDS.get(size or 0, "ptr")
+
+
+def _address_bits(ins: iced_x86.Instruction, bitness: int) -> int:
+    """The address size of a string instruction (a 0x67 prefix halves it)."""
+    import iced_x86 as ix
+
+    for i in range(ins.op_count):
+        kind = ins.op_kind(i)
+        if kind in (ix.OpKind.MEMORY_SEG_RSI, ix.OpKind.MEMORY_ESRDI, ix.OpKind.MEMORY_SEG_RDI):
+            return 64
+        if kind in (ix.OpKind.MEMORY_SEG_ESI, ix.OpKind.MEMORY_ESEDI, ix.OpKind.MEMORY_SEG_EDI):
+            return 32
+        if kind in (ix.OpKind.MEMORY_SEG_SI, ix.OpKind.MEMORY_ESDI, ix.OpKind.MEMORY_SEG_DI):
+            return 16
+    return bitness
 
 
 def _real_memory_size(ins: iced_x86.Instruction) -> int | None:
@@ -381,11 +386,13 @@ def _real_memory_size(ins: iced_x86.Instruction) -> int | None:
     ms = ins.memory_size
     if ms == ix.MemorySize.UNKNOWN:
         return None
-    size = ix.MemorySizeExt.element_size(ms) if ix.MemorySizeExt.is_broadcast(ms) else ix.MemorySizeExt.size(ms)
+    size = (
+        ix.MemorySizeExt.element_size(ms) if ix.MemorySizeExt.is_broadcast(ms) else ix.MemorySizeExt.size(ms)
+    )
     return int(size) or None
 
 
-def _immediate(ins: iced_x86.Instruction, kind: int) -> tuple[int | None, int]:
+def _immediate(ins: iced_x86.Instruction, kind: iced_x86.OpKind_) -> tuple[int | None, int]:
     """(value as an unsigned number of `bits`, bits) of an immediate operand; (None, 0) otherwise."""
     import iced_x86 as ix
 
@@ -448,7 +455,14 @@ def analyze(
     return InstructionAnalysis(
         instruction=ins,
         memory_accesses=_memory_accesses(decoded, registers, sp_name, width),
-        instruction_pointer_update=_ip_update(decoded, registers, sp_name, read_pointer, read_stack, width),
+        instruction_pointer_update=_ip_update(
+            decoded,
+            registers=registers,
+            sp_name=sp_name,
+            read_pointer=read_pointer,
+            read_stack=read_stack,
+            width=width,
+        ),
         registers=tuple(sorted({r for m in ins.memory_operands for r in m.registers})),
         is_access_derivable=derivable,
         is_division=mnemonic in ("div", "idiv"),
@@ -516,6 +530,7 @@ def _memory_accesses(
 
 def _ip_update(
     decoded: Decoded,
+    *,
     registers: RegisterLookup,
     sp_name: str,
     read_pointer: Callable[[int], int | None],

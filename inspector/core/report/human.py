@@ -148,7 +148,9 @@ def _summary(state: ProcessState, out: list[str], beyond_reference: bool) -> Non
         out.append(f"Crash reason:  {state.crash.reason}")
         analysis = shown_analysis(state.analysis, all_cpus=beyond_reference)
         out.extend(
-            human_lines(analysis, format_address(state.crash.address, width), lambda v: format_address(v, width))
+            human_lines(
+                analysis, format_address(state.crash.address, width), lambda v: format_address(v, width)
+            )
         )
     else:
         out.append("No crash")

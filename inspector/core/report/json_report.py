@@ -64,7 +64,9 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
         "crash_info": {
             "type": None if crash is None else crash.reason,
             "address": None if crash is None else hexa(crash.address),
-            **crash_info_fields(shown_analysis(state.analysis, all_cpus=analysis_all_cpus), crash is not None, hexa),
+            **crash_info_fields(
+                shown_analysis(state.analysis, all_cpus=analysis_all_cpus), crash is not None, hexa
+            ),
             "crashing_thread": state.requesting_thread,
             "assertion": None,
         },
