@@ -121,7 +121,7 @@ def _access_type(mnemonic: str) -> AccessType | None:
 
 
 def _transfer_size(mnemonic: str, registers: list[str], arm64: bool) -> int | None:
-    base = mnemonic.split(".", maxsplit=1)[0].rstrip("t")  # ldrt / sttr: unprivileged forms
+    base = mnemonic.split(".", maxsplit=1)[0]
     if base in ("ldrsw", "ldursw", "ldpsw"):
         return 8 if base == "ldpsw" else 4
     if base.startswith(("ld1", "ld2", "ld3", "ld4", "st1", "st2", "st3", "st4")):
@@ -131,9 +131,11 @@ def _transfer_size(mnemonic: str, registers: list[str], arm64: bool) -> int | No
         size = 1
     elif base.endswith(("h", "sh")):
         size = 2
-    elif registers:
+    elif registers and arm64:
         first = registers[0]
-        size = _REGISTER_BYTES.get(first[0], 4) if arm64 else (8 if first[0] == "d" else 4)
+        size = 8 if first in ("fp", "lr", "sp", "xzr") else _REGISTER_BYTES.get(first[0], 4)
+    elif registers:
+        size = 8 if registers[0][0] == "d" else 4
     else:
         size = 4 if not arm64 else 8
     return size * 2 if pair else size
@@ -256,7 +258,7 @@ def _flow(ins: Any, mnemonic: str, arm64: bool) -> Flow:
     base = mnemonic.split(".", maxsplit=1)[0]
     if base in ("ret", "retaa", "retab") or (not arm64 and base == "bx" and "lr" in ins.op_str):
         return Flow.RETURN
-    if base in ("brk", "udf", "hlt", "bkpt"):
+    if base in ("brk", "udf", "hlt", "bkpt", "trap"):
         return Flow.EXCEPTION
     if base in ("svc", "hvc", "smc"):
         return Flow.INTERRUPT
