@@ -11,7 +11,7 @@ from pathlib import Path
 from inspector.core.analysis import CodeOrigin
 from inspector.core.report.human import render_human
 from inspector.core.types import Os
-from tests.analysis.conftest import RIP, RSP, analyse, crash_info, crash_dump
+from tests.analysis.conftest import RIP, RSP, analyse, crash_dump, crash_info
 
 MEM_COMMIT = 0x1000
 PAGE_NOACCESS, PAGE_READWRITE, PAGE_EXECUTE_READ = 0x01, 0x04, 0x20
@@ -25,8 +25,7 @@ def _summary(text: str) -> list[str]:
 def test_write_under_4k_may_be_a_bit_flip(tmp_path: Path) -> None:
     """breakpad's linux_write_to_under_4k in small: `mov dword [rax], 0x1` with rax = 0xf93."""
     maps = (
-        "00400000-00401000 r-xp 00000000 08:01 1 /bin/app\n"
-        "7fff0000-7fff1000 rw-p 00000000 00:00 0 [stack]\n"
+        "00400000-00401000 r-xp 00000000 08:01 1 /bin/app\n7fff0000-7fff1000 rw-p 00000000 00:00 0 [stack]\n"
     )
     path = crash_dump(
         tmp_path,
@@ -51,7 +50,10 @@ def test_write_under_4k_may_be_a_bit_flip(tmp_path: Path) -> None:
             "was_non_canonical": False,
         },
     }
-    assert info["possible_bit_flips"] == [{**flip, "source_register": None}, {**flip, "source_register": "rax"}]
+    assert info["possible_bit_flips"] == [
+        {**flip, "source_register": None},
+        {**flip, "source_register": "rax"},
+    ]
     assert _summary(render_human(state)) == [
         "Crash reason:  SIGSEGV",
         "Crash address: 0x0000000000000f93",
@@ -115,7 +117,9 @@ def test_windows_access_violation_inconsistencies(tmp_path: Path) -> None:
     )
     state = analyse(path)
     assert crash_info(state)["crash_inconsistencies"] == ["access_violation_when_access_allowed"]
-    assert "  Crash reason is access violation exception but access is allowed" in _summary(render_human(state))
+    assert "  Crash reason is access violation exception but access is allowed" in _summary(
+        render_human(state)
+    )
     # a general-protection fault (read of 0xffff...) by an instruction with only a canonical address
     path = crash_dump(
         tmp_path,
@@ -130,9 +134,13 @@ def test_windows_access_violation_inconsistencies(tmp_path: Path) -> None:
     path = crash_dump(
         tmp_path, bytes.fromhex("31c0"), os=Os.WINDOWS, exception_code=AV, parameters=(8, 0x12345)
     )
-    assert crash_info(analyse(path))["crash_inconsistencies"] == ["crashing_access_not_found_in_memory_accesses"]
+    assert crash_info(analyse(path))["crash_inconsistencies"] == [
+        "crashing_access_not_found_in_memory_accesses"
+    ]
     # a division by zero at an instruction that does not divide
-    path = crash_dump(tmp_path, bytes.fromhex("8b00"), os=Os.WINDOWS, registers={"rax": 0x10}, exception_code=0xC0000094)
+    path = crash_dump(
+        tmp_path, bytes.fromhex("8b00"), os=Os.WINDOWS, registers={"rax": 0x10}, exception_code=0xC0000094
+    )
     assert crash_info(analyse(path))["crash_inconsistencies"] == ["int_div_by_zero_not_possible"]
 
 
@@ -175,7 +183,10 @@ def test_non_canonical_address_behind_a_general_protection_fault(tmp_path: Path)
             "was_non_canonical": True,
         },
     }
-    assert info["possible_bit_flips"] == [{**flip, "source_register": None}, {**flip, "source_register": "rax"}]
+    assert info["possible_bit_flips"] == [
+        {**flip, "source_register": None},
+        {**flip, "source_register": "rax"},
+    ]
 
 
 def test_return_to_a_null_address(tmp_path: Path) -> None:

@@ -22,8 +22,18 @@ R, W = AccessType.READ, AccessType.WRITE
 
 #: case -> (crash reason, instruction, [(access type, address, size)], adjusted address)
 EXPECTED = {
-    "null_read": ("SIGSEGV / SEGV_MAPERR", "mov rax, qword [rax + 0x8]", [(R, 0x8, 8)], ("null-pointer", 0x8)),
-    "null_write": ("SIGSEGV / SEGV_MAPERR", "mov qword [rax + 0x10], rdi", [(W, 0x10, 8)], ("null-pointer", 0x10)),
+    "null_read": (
+        "SIGSEGV / SEGV_MAPERR",
+        "mov rax, qword [rax + 0x8]",
+        [(R, 0x8, 8)],
+        ("null-pointer", 0x8),
+    ),
+    "null_write": (
+        "SIGSEGV / SEGV_MAPERR",
+        "mov qword [rax + 0x10], rdi",
+        [(W, 0x10, 8)],
+        ("null-pointer", 0x10),
+    ),
     "non_canonical": (
         "SIGSEGV / SI_KERNEL",
         "mov rax, qword [rax]",
@@ -48,7 +58,9 @@ def _state(case: str, *, with_binary: bool = True) -> ProcessState:
         pytest.skip(f"{dump} is missing (made by tools/make-crashes)")
     options = ProcessOptions(symbol_paths=(folder / "symbols", folder), use_symbols_cache=False)
     if not with_binary:
-        options = ProcessOptions(symbol_paths=(folder / "symbols",), use_symbols_cache=False, code_providers=())
+        options = ProcessOptions(
+            symbol_paths=(folder / "symbols",), use_symbols_cache=False, code_providers=()
+        )
     return process(dump, options)
 
 
@@ -104,7 +116,10 @@ def test_reports_say_where_the_code_came_from() -> None:
     assert info["inspector_code_source"]["from"] == "module file"
     assert info["adjusted_address"] == {"kind": "null-pointer", "offset": "0x0000000000000008"}
     text = render_human(state)
-    assert "Crash address: 0x0000000000000008 **\n    ** Null pointer detected with offset: 0x0000000000000008\n" in text
+    assert (
+        "Crash address: 0x0000000000000008 **\n    ** Null pointer detected with offset: 0x0000000000000008\n"
+        in text
+    )
     assert "Crashing instruction: `call qword [rax + 0x8]`\n" in text
 
 

@@ -1,4 +1,4 @@
-"""rust-minidump 0.25's rules with hand-computed expectations: bit-flip confidence, guard pages, memory map."""
+"""rust-minidump 0.25's rules, expectations computed by hand: bit-flip confidence, guard pages, memory map."""
 
 from __future__ import annotations
 
@@ -18,7 +18,12 @@ from inspector.core.minidump.linux import parse_maps_text
 
 
 def details(
-    *, non_canonical: bool = False, null: bool = False, low: bool = False, nearby: int = 0, poison: bool = False
+    *,
+    non_canonical: bool = False,
+    null: bool = False,
+    low: bool = False,
+    nearby: int = 0,
+    poison: bool = False,
 ) -> BitFlipDetails:
     return BitFlipDetails(non_canonical, null, low, nearby, poison)
 
@@ -92,7 +97,9 @@ def test_linux_maps_quirks_of_rust_minidump() -> None:
         b"00402000-00403000 r--p 00000000 08:01 1 /bin/app\n"
     )
     assert error is None and mappings is not None
-    memory = MemoryInfoMap(RegionInfo(m.start, m.end, m.is_readable, m.is_writable, m.is_executable) for m in mappings)
+    memory = MemoryInfoMap(
+        RegionInfo(m.start, m.end, m.is_readable, m.is_writable, m.is_executable) for m in mappings
+    )
     first = memory.at(0x401000)  # the inclusive end: still the first mapping
     assert first is not None and first.executable
     assert memory.at(0x401800) is None  # the second one touches the first: dropped

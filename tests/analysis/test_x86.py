@@ -122,7 +122,9 @@ def test_instruction_pointer_updates() -> None:
     assert ret.instruction_pointer_update.address == 0x7FFF3AB68FC0
     # call through a register: where the register points; through memory: the pointer read there
     call_reg = _analyze("ffd0").instruction_pointer_update
-    assert isinstance(call_reg, x86.MemoryAccess) and call_reg.address == 0 and call_reg.is_likely_null_pointer
+    assert (
+        isinstance(call_reg, x86.MemoryAccess) and call_reg.address == 0 and call_reg.is_likely_null_pointer
+    )
     decoded, _ = x86.decode(bytes.fromhex("ff10"), RIP, 64)
     assert decoded is not None
     call_mem = x86.analyze(decoded, _registers, {0: 0x401234}.get, lambda _: None, 8)
@@ -171,7 +173,10 @@ def test_operands_for_a_disassembly_view() -> None:
 def test_decode_failures_say_why() -> None:
     assert x86.decode(bytes.fromhex("48"), RIP, 64) == (None, "truncated")
     assert x86.decode(bytes.fromhex("8b04"), RIP, 64) == (None, "truncated")
-    assert x86.decode(bytes.fromhex("06") + bytes(15), RIP, 64) == (None, "invalid")  # push es: not in 64-bit mode
+    assert x86.decode(bytes.fromhex("06") + bytes(15), RIP, 64) == (
+        None,
+        "invalid",
+    )  # push es: not in 64-bit mode
 
 
 def test_x86_32_bit() -> None:
