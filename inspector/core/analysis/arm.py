@@ -142,8 +142,6 @@ def _transfer_size(mnemonic: str, registers: list[str], arm64: bool) -> int | No
 
 
 def _describe(ins: Any, *, arm64: bool, thumb: bool) -> Decoded:
-    import capstone
-
     if arm64:
         from capstone import arm64_const as c
 
@@ -155,84 +153,61 @@ def _describe(ins: Any, *, arm64: bool, thumb: bool) -> Decoded:
         reg_kind, imm_kind, mem_kind = c.ARM_OP_REG, c.ARM_OP_IMM, c.ARM_OP_MEM
         invalid = c.ARM_REG_INVALID
     mnemonic: str = ins.mnemonic
+    base_name = mnemonic.split(".", maxsplit=1)[0]
     flow = _flow(ins, mnemonic, arm64)
-    operands: list[Operand] = []
-    registers: list[str] = []
-    memory: list[MemoryOperand] = []
+    registers = [register_name(ins.reg_name(op.reg)) for op in ins.operands if op.type == reg_kind]
+    size = _transfer_size(mnemonic, registers, arm64)
+    direction = _access_type(mnemonic)
     post_index = bool(getattr(ins, "post_index", False))
-    pc_value = ins.address + (4 if thumb else 8) if not arm64 else ins.address
+    pc_value = ins.address if arm64 else ins.address + (4 if thumb else 8)
+    operands: list[Operand] = []
+    accesses: list[tuple[MemoryOperand, AccessType]] = []
     for op in ins.operands:
         if op.type == reg_kind:
             name = register_name(ins.reg_name(op.reg))
-            registers.append(name)
             operands.append(Operand(OperandKind.REGISTER, name, register=name))
         elif op.type == imm_kind:
             value = op.imm
-            if flow in (Flow.BRANCH, Flow.CONDITIONAL_BRANCH, Flow.CALL) and not memory:
+            if flow in (Flow.BRANCH, Flow.CONDITIONAL_BRANCH, Flow.CALL) and not accesses:
                 operands.append(Operand(OperandKind.BRANCH, f"{value:#x}", value=value & ((1 << 64) - 1)))
             else:
                 operands.append(Operand(OperandKind.IMMEDIATE, f"#{value:#x}", value=value))
         elif op.type == mem_kind:
             base = None if op.mem.base == invalid else register_name(ins.reg_name(op.mem.base))
             index = None if op.mem.index == invalid else register_name(ins.reg_name(op.mem.index))
-            scale = 1
             shift = getattr(op, "shift", None)
-            if index is not None and shift is not None and shift.type != 0 and 0 < shift.value < 8:
-                scale = 1 << shift.value
+            scale = 1 << shift.value if index and shift and shift.type and 0 < shift.value < 8 else 1
             disp = int(op.mem.disp)
             if not arm64 and index is None and getattr(op, "subtracted", False):
                 disp = -disp
-            mem = MemoryOperand(
+            memory = MemoryOperand(
                 base,
                 index,
                 scale,
                 disp,
-                None,
+                size,
                 pc_relative_base=pc_value if base == "pc" else None,
                 post_index=post_index,
             )
-            memory.append(mem)
-            operands.append(Operand(OperandKind.MEMORY, "[" + ", ".join(mem.registers) + "]", memory=mem))
-    text = f"{mnemonic} {ins.op_str}".strip()
-    size = _transfer_size(mnemonic, registers, arm64)
-    direction = _access_type(mnemonic)
-    accesses: list[tuple[MemoryOperand, AccessType]] = []
-    if direction is not None:
-        for mem in memory:
-            sized = MemoryOperand(
-                mem.base,
-                mem.index,
-                mem.scale,
-                mem.displacement,
-                size,
-                None,
-                mem.pc_relative_base,
-                mem.post_index,
+            operands.append(
+                Operand(OperandKind.MEMORY, "[" + ", ".join(memory.registers) + "]", memory=memory)
             )
-            accesses.append((sized, direction))
-        operands = [
-            Operand(op.kind, op.text, op.register, op.value, accesses[k][0], direction)
-            if op.memory is not None and (k := memory.index(op.memory)) < len(accesses)
-            else op
-            for op in operands
-        ]
+            if direction is not None:
+                accesses.append((memory, direction))
     register_list: tuple[str, ...] = ()
-    base_name = mnemonic.split(".", maxsplit=1)[0]
     if not arm64 and (base_name in ("push", "pop") or base_name[:3] in ("ldm", "stm")):
         register_list = tuple(registers if base_name in ("push", "pop") else registers[1:])
         accesses = _block_transfer(base_name, registers, len(register_list))
-    branch = next((op.value for op in operands if op.kind is OperandKind.BRANCH), None)
     instruction = Instruction(
         address=ins.address,
         size=ins.size,
         raw=bytes(ins.bytes),
         mnemonic=mnemonic,
-        text=text,
+        text=f"{mnemonic} {ins.op_str}".strip(),
         operands=tuple(operands),
         flow=flow,
-        branch_target=branch,
+        branch_target=next((op.value for op in operands if op.kind is OperandKind.BRANCH), None),
     )
-    del capstone
     return Decoded(instruction, tuple(accesses), register_list)
 
 

@@ -112,7 +112,6 @@ class Operand:
     register: str | None = None  # REGISTER: its name
     value: int | None = None  # IMMEDIATE: its value; BRANCH: the target address
     memory: MemoryOperand | None = None  # MEMORY
-    access: AccessType | None = None  # what the instruction does with it, when the decoder says
 
 
 @dataclass(frozen=True, slots=True)
