@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from inspector.core.analysis import arm, x86
+from inspector.core.analysis import x86
 from inspector.core.analysis.bitflip import BitRange, MemoryOperation, try_bit_flips
 from inspector.core.analysis.code_bytes import CodeBytesProvider
 from inspector.core.analysis.memory_info import MemoryInfoMap
@@ -44,6 +45,9 @@ from inspector.core.analysis.model import (
 )
 from inspector.core.minidump import CpuContext, MemoryRegion, MemoryView, Module
 from inspector.core.types import Cpu, Os
+
+if TYPE_CHECKING:
+    from inspector.core.analysis import arm
 
 NON_CANONICAL_LOW, NON_CANONICAL_HIGH = 0x0000_8000_0000_0000, 0xFFFF_7FFF_FFFF_FFFF
 _U64 = (1 << 64) - 1
@@ -192,6 +196,8 @@ def _decode(
 ) -> tuple[x86.Decoded | arm.Decoded | None, str | None]:
     if cpu in (Cpu.AMD64, Cpu.X86):
         return x86.decode(code, ip, 64 if cpu is Cpu.AMD64 else 32)
+    from inspector.core.analysis import arm  # only ARM crashes need it (and Capstone)
+
     return arm.decode(code, ip, arm64=cpu is Cpu.ARM64, thumb=thumb)
 
 
@@ -269,6 +275,8 @@ def _analyze_instruction(
     if isinstance(decoded, x86.Decoded):
         return x86.analyze(decoded, registers, read_pointer, read_stack, width), source
     assert decoded is not None
+    from inspector.core.analysis import arm
+
     return arm.analyze(decoded, registers, read_pointer, width), source
 
 

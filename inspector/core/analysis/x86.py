@@ -114,7 +114,18 @@ def _iced() -> _Iced:
     formatter.use_pseudo_ops = False  # `vpcmpb k0, zmm0, zmm2, 0x0`, not `vpcmpeqb`
     return _Iced(
         formatter,
-        frozenset(getattr(ix.Code, name) for name in dir(ix.Code) if "MOFFS" in name),
+        frozenset(
+            {
+                ix.Code.MOV_AL_MOFFS8,
+                ix.Code.MOV_AX_MOFFS16,
+                ix.Code.MOV_EAX_MOFFS32,
+                ix.Code.MOV_RAX_MOFFS64,
+                ix.Code.MOV_MOFFS8_AL,
+                ix.Code.MOV_MOFFS16_AX,
+                ix.Code.MOV_MOFFS32_EAX,
+                ix.Code.MOV_MOFFS64_RAX,
+            }
+        ),
         frozenset({ix.Code.XCHG_R16_AX, ix.Code.XCHG_R32_EAX, ix.Code.XCHG_R64_RAX}),
     )
 
