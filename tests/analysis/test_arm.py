@@ -132,6 +132,12 @@ def test_arm_pc_relative_load_uses_the_pipeline_offset() -> None:
     assert analysis.memory_accesses == (MemoryAccess(0x10010, 4, AccessType.READ),)
 
 
+def test_linear_sweep_goes_on_after_a_bad_word() -> None:
+    code = bytes.fromhex("080440f9" + "ffffffff" + "c0035fd6")  # ldr; (undefined); ret
+    texts = [d.instruction.text if d else None for d in arm.decode_all(code, PC, arm64=True)]
+    assert texts == ["ldr x8, [x0, #8]", None, "ret"]
+
+
 def test_truncated_and_invalid_arm_code() -> None:
     assert arm.decode(bytes.fromhex("0804"), PC, arm64=True) == (None, "truncated")
     assert arm.decode(bytes.fromhex("ffffffff"), PC, arm64=True) == (None, "invalid")

@@ -107,95 +107,53 @@ def test_linux_maps_quirks_of_rust_minidump() -> None:
     assert third is not None and third.readable and not third.writable
 
 
+def flips_of(
+    address: int,
+    memory: MemoryInfoMap,
+    *,
+    register: str | None = None,
+    bits: BitRange = BitRange.AMD64_CANONICAL,
+    registers: list[tuple[str, int]] | None = None,
+    operation: MemoryOperation = MemoryOperation.UNDETERMINED,
+) -> list[BitFlip]:
+    return try_bit_flips(
+        address, register, bits, registers=registers, register_size=8, memory=memory, operation=operation
+    )
+
+
 def test_bit_flips_only_land_in_memory_the_operation_may_use() -> None:
     memory = _map((0x400000, 0x400FFF, "rx"), (0x600000, 0x600FFF, "rw"))
     # the crash address 0x400f93 with bit 22 flipped is 0xf93; from 0xf93 only the bit-22 flip lands
-    flips = try_bit_flips(
-        0xF93,
-        None,
-        BitRange.AMD64_CANONICAL,
-        registers=[("rax", 0xF93), ("rbx", 0x400100), ("rcx", 0x400200)],
-        register_size=8,
-        memory=memory,
-        operation=MemoryOperation.UNDETERMINED,
-    )
+    flips = flips_of(0xF93, memory, registers=[("rax", 0xF93), ("rbx", 0x400100), ("rcx", 0x400200)])
     assert [f.address for f in flips] == [0x400F93]
     assert flips[0].details.nearby_registers == 2  # rbx and rcx are within 4 KiB
     assert flips[0].confidence == pytest.approx(0.6625, abs=1e-6)
     # a write cannot land in the read-only code: no candidate
-    assert not try_bit_flips(
-        0xF93,
-        None,
-        BitRange.AMD64_CANONICAL,
-        registers=None,
-        register_size=8,
-        memory=memory,
-        operation=MemoryOperation.WRITE,
-    )
+    assert not flips_of(0xF93, memory, operation=MemoryOperation.WRITE)
     # an address in usable memory is no flip at all
-    assert not try_bit_flips(
-        0x400010,
-        None,
-        BitRange.AMD64_CANONICAL,
-        registers=None,
-        register_size=8,
-        memory=memory,
-        operation=MemoryOperation.UNDETERMINED,
-    )
+    assert not flips_of(0x400010, memory)
 
 
 def test_flip_to_null_is_always_a_candidate_and_twice_when_null_is_mapped() -> None:
-    unmapped = try_bit_flips(
-        0x1000,
-        "rdi",
-        BitRange.AMD64_CANONICAL,
-        registers=[],
-        register_size=8,
-        memory=_map(),
-        operation=MemoryOperation.UNDETERMINED,
-    )
+    unmapped = flips_of(0x1000, _map(), register="rdi", registers=[])
     assert [(f.address, f.source_register, f.details.is_null, f.details.was_low) for f in unmapped] == [
         (0, "rdi", True, True)
     ]
     assert unmapped[0].confidence == 0.4375
-    mapped = try_bit_flips(
-        0x1000,
-        None,
-        BitRange.AMD64_CANONICAL,
-        registers=[],
-        register_size=8,
-        memory=_map((0, 0xFFF, "r")),
-        operation=MemoryOperation.UNDETERMINED,
-    )
+    mapped = flips_of(0x1000, _map((0, 0xFFF, "r")), registers=[])
     assert [f.address for f in mapped] == [0, 0]
 
 
 def test_non_canonical_flips_only_the_top_sixteen_bits() -> None:
     memory = _map((0x7F0000001000, 0x7F0000001FFF, "rw"))
-    flips = try_bit_flips(
-        0x807F0000001008,
-        None,
-        BitRange.AMD64_NON_CANONICAL,
-        registers=[],
-        register_size=8,
-        memory=memory,
-        operation=MemoryOperation.UNDETERMINED,
-    )
+    flips = flips_of(0x807F0000001008, memory, bits=BitRange.AMD64_NON_CANONICAL, registers=[])
     assert [f.address for f in flips] == [0x7F0000001008]
     assert flips[0].details.was_non_canonical
     assert flips[0].confidence == pytest.approx(1 - 0.75 * 0.1, abs=1e-6)
 
 
 def test_poison_patterns_halve_the_confidence() -> None:
-    flips = try_bit_flips(
-        0x0000_0004_0000_0010,
-        None,
-        BitRange.AMD64_CANONICAL,
-        registers=[("rax", 0xE5E5E5E5E5E5E5E5)],
-        register_size=8,
-        memory=_map((0x10, 0x1F, "rw")),
-        operation=MemoryOperation.UNDETERMINED,
-    )
+    flips = flips_of(0x0000_0004_0000_0010, _map((0x10, 0x1F, "rw")), registers=[("rax", 0xE5E5E5E5E5E5E5E5)])
     assert [f.address for f in flips] == [0x10]
     assert flips[0].details.poison_registers
     assert flips[0].confidence == 0.125  # 0.25 * 0.5

@@ -1,7 +1,8 @@
 """Why it crashed: the crashing instruction, the memory it accessed, bit flips, inconsistencies.
 
-`analyze_crash(...)` (in `engine`) computes rust-minidump 0.25's `crash_info` analysis for
-a dump's exception; `decode_instructions(...)` decodes a run of code for a disassembly view.
+`analyze_crash(...)` (in `engine`; `from_dump.analyze_dump` for an open minidump) computes
+rust-minidump 0.25's `crash_info` analysis for a dump's exception; `x86.decode_all` and
+`arm.decode_all` decode a run of code into `Instruction`s for a disassembly view.
 The disassemblers (iced-x86 for x86, Capstone for ARM) are imported only when a crash is
 analysed, so that the headless `stackwalk` starts as fast as before.
 """

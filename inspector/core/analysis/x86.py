@@ -43,9 +43,6 @@ from inspector.core.analysis.model import (
 if TYPE_CHECKING:
     import iced_x86
 
-#: Longest x86 instruction.
-MAX_INSTRUCTION_LENGTH = 15
-
 #: rust-minidump's `AccessDerivableOpcode` (yaxpeax names), with the direction of each memory operand.
 _DERIVABLE: dict[str, tuple[AccessType | None, ...]] = {
     "add": (AccessType.READ_WRITE, AccessType.READ),
