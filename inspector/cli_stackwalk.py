@@ -108,6 +108,13 @@ def _parser() -> argparse.ArgumentParser:
         default="rust-minidump",
         help="unwinding rules where the two reference stackwalkers disagree (default: rust-minidump)",
     )
+    parser.add_argument(
+        "--analysis-all-cpus",
+        action="store_true",
+        help="JSON: also fill the crash analysis fields (instruction, memory_accesses, ...) for x86, "
+        "ARM and ARM64 crashes, which rust-minidump 0.25 analyses only on amd64 "
+        "(the human report shows them always)",
+    )
     parser.add_argument("--max-frames", type=int, metavar="N", help="stop each thread after N frames")
     parser.add_argument(
         "--verbose", action="store_true", help="log what happens (and tracebacks of internal errors)"
@@ -201,7 +208,7 @@ def _report(args: argparse.Namespace) -> str:
     if args.format == "json":
         from inspector.core.report.json_report import render_json
 
-        return render_json(state, pretty=args.pretty) + "\n"
+        return render_json(state, pretty=args.pretty, analysis_all_cpus=args.analysis_all_cpus) + "\n"
     if args.format == "machine":
         from inspector.core.report.machine import render_machine
 

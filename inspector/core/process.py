@@ -80,6 +80,7 @@ from inspector.core.symbols import (
 from inspector.core.types import AddressRange, Cpu, Os
 
 if TYPE_CHECKING:
+    from inspector.core.analysis import CodeBytesProvider, CrashAnalysis
     from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
 from inspector.core.unwind import (
     CallStack,
@@ -116,6 +117,9 @@ class ProcessOptions:
     code_id_fallback: bool = False
     walk: WalkOptions = field(default_factory=WalkOptions)
     symbol_servers: SymbolServerOptions | None = None
+    #: where the crash analysis reads code the dump lacks (None: module files at their recorded
+    #: path or by name in the symbol paths, identity checked; () reads none)
+    code_providers: tuple[CodeBytesProvider, ...] | None = None
 
     @property
     def uses_servers(self) -> bool:
@@ -293,6 +297,7 @@ class ProcessState:
     problems: tuple[Problem, ...] = ()
     walk_options: WalkOptions = field(default_factory=WalkOptions)
     walked: bool = False
+    analysis: CrashAnalysis | None = None  # the crashing instruction & co. (inspector.core.analysis)
 
     @property
     def main_module(self) -> int | None:
@@ -789,6 +794,8 @@ def _unwalked_state(
 ) -> ProcessState:
     system = _system_summary(dump)
     crash = None
+    analysis = None
+    problems_from_analysis: list[Problem] = []
     exception = dump.exception
     # A damaged exception stream whose record could be read (e.g. one said to run past the end
     # of the file) still tells the crash; rust-minidump would drop it with the stream.
@@ -796,6 +803,8 @@ def _unwalked_state(
         reason, address = dump.crash_reason, dump.crash_address
         assert reason is not None and address is not None
         crash = CrashSummary(reason, address, exception.thread_id)
+        analysis = _crash_analysis(dump, system, crash, options)
+        problems_from_analysis = [Problem("dump", p.code, p.message) for p in analysis.problems]
     requesting = dump.crashing_thread_index
     threads = tuple(_unwalked_thread(dump, thread, starts[thread.index]) for thread in dump.threads)
     modules = tuple(ModuleEntry(i, module) for i, module in enumerate(dump.modules))
@@ -817,6 +826,7 @@ def _unwalked_state(
             )
         )
     problems += [Problem("symbol path", "SymbolPath", f"{p.path}: {p.reason}") for p in supplier.problems]
+    problems += problems_from_analysis
     return ProcessState(
         path=None if dump.path is None else str(dump.path),
         dump_time=dump.header.time_date_stamp,
@@ -846,6 +856,26 @@ def _unwalked_state(
         unknown_streams=tuple(dump.unknown_streams()),
         problems=tuple(problems),
         walk_options=options.walk,
+        analysis=analysis,
+    )
+
+
+def _crash_analysis(
+    dump: Minidump, system: SystemSummary, crash: CrashSummary, options: ProcessOptions
+) -> CrashAnalysis:
+    """The crashing instruction and what follows from it (the disassemblers load only now)."""
+    from inspector.core.analysis.from_dump import analyze_dump, module_file_finder
+
+    providers = options.code_providers
+    if providers is None:
+        providers = (module_file_finder(options.symbol_paths),)
+    return analyze_dump(
+        dump,
+        cpu=system.cpu,
+        os_=system.os,
+        reason=crash.reason,
+        address=crash.address,
+        code_providers=providers,
     )
 
 

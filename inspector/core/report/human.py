@@ -7,8 +7,9 @@ streams. Frame offsets are from `instruction` (the return address minus one on x
 as rust-minidump prints them; registers are those valid for the frame, wrapped at 80
 columns. Inline frames come first, `Found by: inlining`.
 
-Not printed (no disassembler): the `Crashing instruction:` / `Memory accessed by
-instruction:` lines rust-minidump adds for amd64 crashes. With `trace=True` each frame is
+The crash analysis lines (`Crashing instruction:`, ...) are rust-minidump's
+(`analysis_text`); for x86, ARM and ARM64 crashes, which rust-minidump 0.25 does not analyse,
+ours are printed too unless `beyond_reference=False`. With `trace=True` each frame is
 followed by how it was found (`trace_text`).
 
 Our additions, printed only when there is something to say: a walk stopped by the frame
@@ -24,6 +25,7 @@ import json
 
 from inspector.core.minidump import CpuContext, basename
 from inspector.core.process import ModuleEntry, ProcessState
+from inspector.core.report.analysis_text import human_lines, shown_analysis
 from inspector.core.report.trace_text import termination_lines, trace_lines
 from inspector.core.types import format_address
 from inspector.core.unwind import (
@@ -36,10 +38,16 @@ from inspector.core.unwind import (
 
 
 def render_human(
-    state: ProcessState, *, brief: bool = False, trace: bool = False, problems: bool = True
+    state: ProcessState,
+    *,
+    brief: bool = False,
+    trace: bool = False,
+    problems: bool = True,
+    beyond_reference: bool = True,
 ) -> str:
-    """The report; `problems=False` leaves out our closing list of problems (rust-minidump's text)."""
-    text = _render(state, brief=brief, trace=trace)
+    """The report; `problems=False` and `beyond_reference=False` leave out our closing list of
+    problems and our analysis of CPUs rust-minidump does not analyse (rust-minidump's text)."""
+    text = _render(state, brief=brief, trace=trace, beyond_reference=beyond_reference)
     if problems and state.problems:
         text += problem_section(state)
     return text
@@ -54,9 +62,9 @@ def problem_section(state: ProcessState) -> str:
     return "\n".join(out) + "\n"
 
 
-def _render(state: ProcessState, *, brief: bool, trace: bool) -> str:
+def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: bool) -> str:
     out: list[str] = []
-    _summary(state, out)
+    _summary(state, out, beyond_reference)
     requesting = state.requesting_thread
     if requesting is not None:
         stack = state.threads[requesting]
@@ -122,7 +130,7 @@ def _by_address(state: ProcessState) -> list[ModuleEntry]:
     return listed
 
 
-def _summary(state: ProcessState, out: list[str]) -> None:
+def _summary(state: ProcessState, out: list[str], beyond_reference: bool) -> None:
     system = state.system
     out.append(f"Operating system: {system.os_name}")
     if system.os_version is not None:
@@ -138,7 +146,12 @@ def _summary(state: ProcessState, out: list[str]) -> None:
     width = system.pointer_width
     if state.crash is not None:
         out.append(f"Crash reason:  {state.crash.reason}")
-        out.append(f"Crash address: {format_address(state.crash.address, width)}")
+        analysis = shown_analysis(state.analysis, all_cpus=beyond_reference)
+        out.extend(
+            human_lines(
+                analysis, format_address(state.crash.address, width), lambda v: format_address(v, width)
+            )
+        )
     else:
         out.append("No crash")
     if state.mac_crash_info is not None:

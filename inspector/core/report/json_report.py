@@ -8,9 +8,10 @@ One addition, documented in the README: `inspector_problems`, a list of the dama
 in the dump and the symbol files (`{"source", "code", "message", "offset"}`), which
 rust-minidump's schema ("assume all fields are optional") lets consumers ignore.
 
-Not produced (no disassembler): `crash_info.instruction`, `memory_accesses`,
-`instruction_pointer_update`, `possible_bit_flips` and `adjusted_address` are null and
-`crash_inconsistencies` is empty.
+The crash analysis fields (`instruction`, `memory_accesses`, ...) are rust-minidump's, from
+`inspector.core.analysis` (`analysis_text`); with `analysis_all_cpus=True` they also carry
+our analysis of x86, ARM and ARM64 crashes, which rust-minidump 0.25 leaves out. One more
+addition: `crash_info.inspector_code_source`, where the crashing instruction's bytes came from.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 from collections.abc import Callable
 
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
+from inspector.core.report.analysis_text import crash_info_fields, shown_analysis
 from inspector.core.types import format_address
 from inspector.core.unwind import CallStack, StackFrame
 
@@ -30,15 +32,15 @@ _Hex = Callable[[int], str]
 NIL_DEBUG_ID = "0" * 33
 
 
-def render_json(state: ProcessState, *, pretty: bool = False) -> str:
+def render_json(state: ProcessState, *, pretty: bool = False, analysis_all_cpus: bool = False) -> str:
     """The report as text: compact like `--json`, indented like `--json --pretty`."""
-    document = json_document(state)
+    document = json_document(state, analysis_all_cpus=analysis_all_cpus)
     if pretty:
         return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)
     return json.dumps(document, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
-def json_document(state: ProcessState) -> dict[str, JsonValue]:
+def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> dict[str, JsonValue]:
     width = state.system.pointer_width
 
     def hexa(value: int) -> str:
@@ -62,12 +64,9 @@ def json_document(state: ProcessState) -> dict[str, JsonValue]:
         "crash_info": {
             "type": None if crash is None else crash.reason,
             "address": None if crash is None else hexa(crash.address),
-            "adjusted_address": None,
-            "instruction": None,
-            "memory_accesses": None,
-            "instruction_pointer_update": None,
-            "possible_bit_flips": None,
-            "crash_inconsistencies": None if crash is None else [],
+            **crash_info_fields(
+                shown_analysis(state.analysis, all_cpus=analysis_all_cpus), crash is not None, hexa
+            ),
             "crashing_thread": state.requesting_thread,
             "assertion": None,
         },

@@ -1,0 +1,164 @@
+"""The crash analysis in the reports: rust-minidump 0.25's `crash_info` JSON fields and human lines.
+
+JSON (`ProcessState::to_json`): `adjusted_address` `{kind, offset|address}`; `instruction`;
+`memory_accesses` `[{address, size, access_type?, is_likely_guard_page?}]` (`access_type`
+left out when the direction is not derived, `is_likely_guard_page` only when true);
+`instruction_pointer_update` `{address}` or null (also when the instruction does not move
+it); `possible_bit_flips` null when empty; `crash_inconsistencies` the snake-case names.
+Our addition: `inspector_code_source` (where the instruction's bytes came from, or why there
+were none).
+
+Human (`ProcessState::print`): after `Crash address:` (with ` **` and the adjusted address
+when there is one), `Crashing instruction:`, the accesses, the instruction-pointer update,
+the bit flips (by confidence, then address) and the inconsistencies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inspector.core.analysis.bitflip import sorted_for_report
+from inspector.core.analysis.model import (
+    NO_UPDATE,
+    AccessType,
+    AdjustedKind,
+    CodeOrigin,
+    CrashAnalysis,
+    MemoryAccess,
+)
+
+JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
+Hex = Callable[[int], str]
+
+
+def shown_analysis(analysis: CrashAnalysis | None, *, all_cpus: bool) -> CrashAnalysis | None:
+    """The analysis a report shows: rust-minidump's, or with `all_cpus` ours for x86 / ARM / ARM64 too."""
+    if analysis is None:
+        return None
+    if all_cpus and analysis.beyond_reference is not None:
+        return analysis.beyond_reference
+    return analysis
+
+
+def crash_info_fields(analysis: CrashAnalysis | None, crashed: bool, hexa: Hex) -> dict[str, JsonValue]:
+    """The analysis keys of `crash_info` (all null without an exception)."""
+    if analysis is None:
+        return {
+            "adjusted_address": None,
+            "instruction": None,
+            "memory_accesses": None,
+            "instruction_pointer_update": None,
+            "possible_bit_flips": None,
+            "crash_inconsistencies": [] if crashed else None,
+            "inspector_code_source": None,
+        }
+    adjusted = analysis.adjusted_address
+    ins = analysis.instruction
+    update = None if ins is None else ins.instruction_pointer_update
+    return {
+        "adjusted_address": None
+        if adjusted is None
+        else (
+            {"kind": adjusted.kind.value, "offset": hexa(adjusted.value)}
+            if adjusted.kind is AdjustedKind.NULL_POINTER
+            else {"kind": adjusted.kind.value, "address": hexa(adjusted.value)}
+        ),
+        "instruction": None if ins is None else ins.instruction.text,
+        "memory_accesses": None
+        if ins is None or ins.memory_accesses is None
+        else [_access(a, hexa) for a in ins.memory_accesses],
+        "instruction_pointer_update": _update(update, hexa) if isinstance(update, MemoryAccess) else None,
+        "possible_bit_flips": [
+            {
+                "address": hexa(flip.address),
+                "source_register": flip.source_register,
+                "confidence": flip.confidence,
+                "details": {
+                    "was_non_canonical": flip.details.was_non_canonical,
+                    "is_null": flip.details.is_null,
+                    "was_low": flip.details.was_low,
+                    "nearby_registers": flip.details.nearby_registers,
+                    "poison_registers": flip.details.poison_registers,
+                },
+            }
+            for flip in analysis.possible_bit_flips
+        ]
+        or None,
+        "crash_inconsistencies": [i.value for i in analysis.inconsistencies],
+        "inspector_code_source": _code_source(analysis, hexa),
+    }
+
+
+def _access(access: MemoryAccess, hexa: Hex) -> dict[str, JsonValue]:
+    out: dict[str, JsonValue] = {"address": hexa(access.address), "size": access.size}
+    if access.is_likely_guard_page:
+        out["is_likely_guard_page"] = True
+    if access.access_type is not AccessType.UNDERIVABLE:
+        out["access_type"] = access.access_type.value
+    return out
+
+
+def _update(update: MemoryAccess, hexa: Hex) -> dict[str, JsonValue]:
+    out: dict[str, JsonValue] = {"address": hexa(update.address)}
+    if update.is_likely_guard_page:
+        out["is_likely_guard_page"] = True
+    return out
+
+
+def _code_source(analysis: CrashAnalysis, hexa: Hex) -> dict[str, JsonValue] | None:
+    source = analysis.code_source
+    if source is None:
+        return None
+    return {
+        "from": None if source.origin is CodeOrigin.NONE else source.origin.value,
+        "address": hexa(source.address),
+        "size": source.size,
+        "module": source.module,
+        "path": source.path,
+        "note": source.note,
+    }
+
+
+def human_lines(analysis: CrashAnalysis | None, address_text: str, hexa: Hex) -> list[str]:
+    """The `Crash address:` line and the analysis lines that follow it in the human report."""
+    if analysis is None or analysis.adjusted_address is None:
+        out = [f"Crash address: {address_text}"]
+    else:
+        adjusted = analysis.adjusted_address
+        label = "Non-canonical address" if adjusted.kind is AdjustedKind.NON_CANONICAL else "Null pointer"
+        what = "detected" if adjusted.kind is AdjustedKind.NON_CANONICAL else "detected with offset"
+        out = [f"Crash address: {address_text} **", f"    ** {label} {what}: {hexa(adjusted.value)}"]
+    if analysis is None:
+        return out
+    ins = analysis.instruction
+    if ins is not None:
+        out.append(f"Crashing instruction: `{ins.instruction.text}`")
+        if ins.memory_accesses is not None:
+            if ins.memory_accesses:
+                out.append("Memory accessed by instruction:")
+                for i, access in enumerate(ins.memory_accesses):
+                    out.append(f"  {i}. Address: {hexa(access.address)}")
+                    out.append(f"     Size: {'Unknown' if access.size is None else access.size}")
+                    if access.is_likely_guard_page:
+                        out.append("     This address falls in a likely guard page.")
+                    if access.access_type is not AccessType.UNDERIVABLE:
+                        out.append(f"     Access type: {access.access_type.label}")
+            else:
+                out.append("No memory accessed by instruction")
+        update = ins.instruction_pointer_update
+        if update is NO_UPDATE:
+            out.append("No instruction pointer update by instruction")
+        elif isinstance(update, MemoryAccess):
+            out.append("Instruction pointer update done by instruction:")
+            out.append(f"  Address: {hexa(update.address)}")
+            if update.is_likely_guard_page:
+                out.append("     This address falls in a likely guard page.")
+    if analysis.possible_bit_flips:
+        out.append("Crashing address may be the result of a flipped bit:")
+        for i, flip in enumerate(sorted_for_report(analysis.possible_bit_flips)):
+            register = "" if flip.source_register is None else f"{flip.source_register}="
+            out.append(f"  {i}. Valid address: {register}{hexa(flip.address)} ({flip.confidence:.3f})")
+    if analysis.inconsistencies:
+        out.append("Crash is inconsistent:")
+        out.extend(f"  {i.sentence}" for i in analysis.inconsistencies)
+    return out
