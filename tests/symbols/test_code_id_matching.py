@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -25,19 +24,12 @@ from inspector.core.symbols import (
     pe_code_id,
 )
 from inspector.core.symbols.store_index import read_header
+from tests.symbols.server.http_server import Module
 
 REPO = Path(__file__).resolve().parents[2]
 STORE = REPO / "tests" / "fixtures" / "windows-crashes" / "symbols"
 NTDLL_SYM = STORE / "ntdll.dll" / "63F14E2B361000" / "ntdll.sym"
 KERNEL32_SYM = STORE / "kernel32.dll" / "63F14E2B195000" / "kernel32.sym"
-
-
-@dataclass(frozen=True)
-class Module:
-    code_file: str = ""
-    code_id: str = ""
-    debug_file: str = ""
-    debug_id: str = ""
 
 
 NTDLL = Module("C:\\windows\\system32\\ntdll.dll", "63f14e2b361000")

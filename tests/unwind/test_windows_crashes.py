@@ -28,6 +28,7 @@ import pytest
 
 from inspector.core.process import ProcessOptions, process
 from inspector.core.report.json_report import json_document
+from tests.golden.test_fidelity import FRAME_FIELDS  # every frame field the golden tests hold equal
 from tests.symbols.server.http_server import SymbolHttpServer, options_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,21 +37,6 @@ STORE = FIXTURES / "symbols"
 LEVELS = ("O1", "O2")
 NAMES = ("bad_read", "null_call", "divide_zero", "worker_fault", "deep_recursion")
 CASES = [(level, name) for level in LEVELS for name in NAMES]
-#: every frame field the golden tests hold equal
-FRAME_FIELDS = (
-    "frame",
-    "offset",
-    "module",
-    "function",
-    "inlines",
-    "trust",
-    "module_offset",
-    "function_offset",
-    "file",
-    "line",
-    "missing_symbols",
-    "unloaded_modules",
-)
 MODULE_FIELDS = ("filename", "code_id", "debug_file", "debug_id", "loaded_symbols", "missing_symbols")
 
 
