@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from inspector.core.cancel import CancelToken
+from inspector.core.errors import Cancelled
 from inspector.core.symbols import (
     IndexCache,
     MatchedBy,
@@ -256,3 +258,19 @@ def test_read_header_of_files_that_are_not_symbol_files(tmp_path: Path) -> None:
         b"MODULE windows x86_64 0000 a.pdb\r\nINFO CODE_ID ABCD\r\nFILE 0 a.c\n"
     )
     assert read_header(tmp_path / "pdb.sym") == ObjectIdentity("a.pdb", "0000", "", "ABCD")
+
+
+def test_indexing_a_folder_can_be_cancelled(tmp_path: Path) -> None:
+    """A folder may be huge: a cancelled walk stops, caches nothing, and the next lookup starts again."""
+    store = tmp_path / "symbols"
+    for i in range(600):
+        (store / f"d{i:03}").mkdir(parents=True)
+        (store / f"d{i:03}" / "x.sym").write_bytes(b"MODULE windows x86_64 0 x.pdb\n")
+    shutil.copyfile(NTDLL_SYM, store / "ntdll.sym")
+    token = CancelToken()
+    token.cancel()
+    supplier = SymbolSupplier([store], cache=IndexCache(tmp_path / "cache"))
+    with pytest.raises(Cancelled):
+        supplier.locate(NTDLL, token)  # (`load` looks at the token first; `locate` only while indexing)
+    assert not (tmp_path / "cache").exists()
+    assert supplier.load(NTDLL).path == store / "ntdll.sym"

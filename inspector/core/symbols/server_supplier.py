@@ -158,7 +158,7 @@ class ServerSymbolSupplier(SymbolSupplier):
     # ---- what `load` does past the local paths -----------------------------------------------
 
     def _find(self, module: ModuleIdentity, cancel: CancelToken) -> Located:
-        local = self.locate(module)
+        local = self.locate(module, cancel)
         if local.path is not None:
             return local
         lookups = lookups_for(module)

@@ -26,6 +26,7 @@ import threading
 import zlib
 from pathlib import Path
 
+from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.symbols.cache import write_atomically
 from inspector.core.symbols.identity import ObjectIdentity, leaf, match, sym_identity
 from inspector.core.symbols.line_parser import parse_info
@@ -39,6 +40,8 @@ FORMAT = "crash-inspector store index"
 VERSION = 1
 #: how much of a `.sym` file is read for its MODULE and INFO lines (INFO lines come right after MODULE)
 HEADER_BYTES = 64 * 1024
+#: directory entries and files between two looks at the cancel token (a folder may be huge)
+CANCEL_STRIDE = 256
 
 _Stat = tuple[int, int]  # size, mtime_ns
 
@@ -83,22 +86,30 @@ class StoreIndex:
         self.files_read = 0
         self.from_cache = 0
 
-    def candidates(self, module: ModuleIdentity) -> list[tuple[Path, ObjectIdentity]]:
-        """The files whose MODULE / INFO CODE_ID lines match the module by code id, in path order."""
+    def candidates(
+        self, module: ModuleIdentity, cancel: CancelToken = NEVER
+    ) -> list[tuple[Path, ObjectIdentity]]:
+        """The files whose MODULE / INFO CODE_ID lines match the module by code id, in path order.
+
+        The first call builds the index; `cancel` stops that (raising `Cancelled`), and the
+        next call starts again.
+        """
         if not module.code_id or not module.code_file:
             return []
         with self._lock:
             if self._by_code is None:
-                self._by_code = self._build()
+                self._by_code = self._build(cancel)
             found = self._by_code.get(_key(module.code_file, module.code_id), [])
         return [(path, identity) for path, identity in found if match(module, identity) is not None]
 
     # ---- building ----------------------------------------------------------------------------
 
-    def _build(self) -> dict[tuple[str, str], list[tuple[Path, ObjectIdentity]]]:
+    def _build(self, cancel: CancelToken) -> dict[tuple[str, str], list[tuple[Path, ObjectIdentity]]]:
         cached = self._load_cache()
         entries: dict[str, tuple[_Stat, ObjectIdentity | None]] = {}
-        for relative, stat in self._walk():
+        for n, (relative, stat) in enumerate(self._walk(cancel)):
+            if n % CANCEL_STRIDE == 0 and cancel.cancelled:
+                cancel.check()
             old = cached.get(relative)
             if old is not None and old[0] == stat:
                 entries[relative] = old
@@ -116,10 +127,11 @@ class StoreIndex:
                 by_code.setdefault(key, []).append((self.root / relative, identity))
         return by_code
 
-    def _walk(self) -> list[tuple[str, _Stat]]:
+    def _walk(self, cancel: CancelToken) -> list[tuple[str, _Stat]]:
         """(path relative to the root with `/` separators, (size, mtime_ns)) of every `.sym` file."""
         out: list[tuple[str, _Stat]] = []
         pending = [""]
+        seen = 0
         while pending:
             relative_dir = pending.pop()
             try:
@@ -128,6 +140,9 @@ class StoreIndex:
             except OSError:
                 continue
             for entry in entries:
+                seen += 1
+                if seen % CANCEL_STRIDE == 0 and cancel.cancelled:
+                    cancel.check()
                 if entry.name.startswith("."):
                     continue
                 relative = f"{relative_dir}/{entry.name}" if relative_dir else entry.name

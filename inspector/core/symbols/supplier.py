@@ -182,7 +182,8 @@ class SymbolSupplier:
         self._store_indexes: dict[Path, StoreIndex] = {}
         self._lock = threading.Lock()
 
-    def locate(self, module: ModuleIdentity) -> Located:
+    def locate(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> Located:
+        """Where the module's file is; `cancel` can stop the one slow step, indexing a folder."""
         tried: list[str] = []
         relative = debug_id_path(module)
         if relative is not None:
@@ -206,17 +207,17 @@ class SymbolSupplier:
                     if candidate.is_file() and self._layout_file_agrees(candidate, module):
                         return Located(candidate, tuple(tried), "code id", matched_by=MatchedBy.CODE_ID)
         if without_debug_id:
-            return self._locate_by_code_id(module, tried)
+            return self._locate_by_code_id(module, tried, cancel)
         return Located(None, tuple(tried))
 
-    def _locate_by_code_id(self, module: ModuleIdentity, tried: list[str]) -> Located:
+    def _locate_by_code_id(self, module: ModuleIdentity, tried: list[str], cancel: CancelToken) -> Located:
         """A module without a debug id: `.sym` files whose MODULE / INFO CODE_ID lines name its code id."""
         if not module.code_id or not module.code_file:
             return Located(None, tuple(tried))
         for path in self.paths:
             if path.is_dir():
                 tried.append(f"{path} (every .sym file's INFO CODE_ID line)")
-                found = self._store_index(path).candidates(module)
+                found = self._store_index(path).candidates(module, cancel)
                 if found:
                     first = found[0][0]
                     return Located(first, tuple(tried), "INFO CODE_ID line", matched_by=MatchedBy.CODE_ID)
@@ -276,7 +277,7 @@ class SymbolSupplier:
 
     def _find(self, module: ModuleIdentity, cancel: CancelToken) -> Located:
         """Where `load` gets the file from (a server supplier downloads here)."""
-        return self.locate(module)
+        return self.locate(module, cancel)
 
     def close(self) -> None:
         """Release what the supplier holds (nothing for local paths)."""
