@@ -110,6 +110,28 @@ def test_the_dumps_carry_no_debug_ids_and_modules_are_matched_by_code_id(
         assert {"crashlab.exe", "ntdll.dll", "kernel32.dll"} <= loaded
 
 
+def _without_our_additions(document: object) -> object:
+    """The document without `inspector_*` keys and the modules' `symbol_url` (the reference's
+    names the code-id server it was given; we read a local folder)."""
+    if isinstance(document, dict):
+        return {
+            key: _without_our_additions(value)
+            for key, value in document.items()
+            if not key.startswith("inspector_") and key != "symbol_url"
+        }
+    if isinstance(document, list):
+        return [_without_our_additions(value) for value in document]
+    return document
+
+
+@pytest.mark.parametrize(("level", "name"), CASES, ids=[f"{level}-{name}" for level, name in CASES])
+def test_the_whole_report_equals_the_references(
+    walks: dict[tuple[str, str], dict[str, object]], level: str, name: str
+) -> None:
+    """Beyond the frames: modules, threads, the crashing thread's registers and the crash analysis."""
+    assert _without_our_additions(walks[(level, name)]) == _without_our_additions(reference(level, name))
+
+
 def test_the_crashing_frames_are_the_programs() -> None:
     """What a user sees first, per case (O2: main left through a tail call, so it has no frame)."""
     expected = {
