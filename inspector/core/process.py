@@ -73,6 +73,7 @@ from inspector.core.symbols import (
     IndexCache,
     ModuleSymbols,
     Symbolizer,
+    SymbolMatch,
     SymbolStatus,
     SymbolSupplier,
     module_key,
@@ -106,7 +107,8 @@ class ProcessOptions:
 
     `symbols_cache`: the index cache directory (None: the user cache directory);
     `use_symbols_cache=False` keeps no cache. `code_id_fallback`: also look symbols up by
-    code id (rust-minidump does that only with a symbol server, so it is off by default).
+    code id for modules that have a debug id (rust-minidump does that only with a symbol
+    server, so it is off by default; modules without a debug id are always looked up by code id).
     `symbol_servers`: servers to download missing symbol files from, into a download
     cache searched after the symbol paths (None or no servers and no cache: none).
     """
@@ -193,6 +195,7 @@ class ModuleSymbolSummary:
     load_seconds: float = 0.0
     rust_minidump_rejects: bool = False  # rust-minidump would refuse this file (we read it)
     download: DownloadStatus | None = None  # symbol servers: the module's download, even if not requested
+    match: SymbolMatch | None = None  # loaded: matched by debug id or code id, and what the file says it is
 
     @property
     def requested(self) -> bool:
@@ -225,6 +228,7 @@ class ModuleSymbolSummary:
             symbols.load_seconds,
             symbols.rust_minidump_corrupt,
             symbols.download,
+            symbols.match,
         )
 
     @property

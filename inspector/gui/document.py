@@ -22,7 +22,14 @@ from inspector.core.minidump.errors import StreamProblem
 from inspector.core.minidump.format import StreamType, stream_type_name
 from inspector.core.process import ModuleSymbolSummary, SymbolState
 from inspector.core.process import Problem as WalkProblem
-from inspector.core.symbols import DownloadState, DownloadStatus, PathProblem, SymbolServerOptions
+from inspector.core.symbols import (
+    DownloadState,
+    DownloadStatus,
+    MatchedBy,
+    PathProblem,
+    SymbolMatch,
+    SymbolServerOptions,
+)
 from inspector.core.types import Cpu, Os, format_address
 from inspector.core.unwind import CallStack, ScanDetail, StackFrame, Termination, UnwindStep
 from inspector.gui.unwind_trace import (
@@ -300,6 +307,14 @@ _DOWNLOAD_FAILURES = frozenset(
 )
 
 
+def _match_text(match: SymbolMatch) -> str:
+    """One tooltip line: how the file was matched, and by what identity."""
+    file = match.file
+    if match.by is MatchedBy.CODE_ID:
+        return f"Matched by code file and code id ({file.code_file} {file.code_id}): no debug id in the dump"
+    return f"Matched by debug id ({file.debug_file} {file.debug_id})"
+
+
 @dataclass(frozen=True, slots=True)
 class ModuleSymbolState:
     """A module's symbol lookup as the Modules pane shows it (no open file: safe across threads)."""
@@ -314,6 +329,8 @@ class ModuleSymbolState:
     #: symbol servers: the module's download (queued, downloading, downloaded, not on server, failed)
     download: DownloadStatus | None = None
     symbol_url: str | None = None
+    #: loaded files: matched to the module by debug id or by code file + code id
+    match: SymbolMatch | None = None
 
     @classmethod
     def from_summary(
@@ -346,7 +363,15 @@ class ModuleSymbolState:
             download=download,
             # a local file's `INFO URL` line is not a download: name a URL only for the servers' files
             symbol_url=summary.symbol_url if download is not None else None,
+            match=summary.match,
         )
+
+    @property
+    def matched_text(self) -> str:
+        """The Modules pane's "Matched by" column: `debug id`, `code id`, `not matched` or ''."""
+        if self.match is not None:
+            return self.match.by.value
+        return "not matched" if self.state.lacks_symbols else ""
 
     @property
     def text(self) -> str:
@@ -388,6 +413,8 @@ class ModuleSymbolState:
             lines.append(f"Loaded from {self.path}")
             if self.found_by:
                 lines.append(f"(found by {self.found_by})")
+            if self.match is not None:
+                lines.append(_match_text(self.match))
             if self.symbol_url:
                 lines.append(f"Downloaded from {self.symbol_url}")
             if self.damage_summary:

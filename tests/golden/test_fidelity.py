@@ -6,7 +6,8 @@ offset, module, function, inline functions, trust, offsets, file and line, `miss
 byte). The rest of the document must be equal too, except the fields listed in
 KNOWN_DIFFERENCES.md:
 
-* `inspector_problems` and `crash_info.inspector_code_source` (our additions);
+* `inspector_problems`, `crash_info.inspector_code_source` and each module's
+  `inspector_matched_by` (our additions);
 * frame 0 of `breakpad/linux_inline` and `.old-inline-syms`, whose symbol file rust-minidump
   refuses (no final newline / old INLINE syntax) while we read it and name the frame.
 """
@@ -96,6 +97,10 @@ def test_case_matches_rust_minidump(
 
     problems = ours.pop("inspector_problems")
     assert isinstance(problems, list)
+    modules = ours.get("modules")
+    assert isinstance(modules, list)
+    for module in modules:
+        assert module.pop("inspector_matched_by") in ("debug_id", "code_id", None)
     assert ours == ref
 
 

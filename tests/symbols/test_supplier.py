@@ -106,10 +106,13 @@ def test_single_file_matched_by_its_module_line(tmp_path: Path, monkeypatch: pyt
 def test_code_id_fallback_layout(tmp_path: Path) -> None:
     path = tmp_path / "ntdll.dll" / "5B8FC0D2A1000" / "ntdll.sym"
     SymBuilder(debug_id="AAAA1", name="ntdll.pdb").public(0x10, "RtlUserThreadStart").write(path)
-    module = Module("C:\\Windows\\System32\\ntdll.dll", "5b8fc0d2a1000", "", "")
+    module = Module("C:\\Windows\\System32\\ntdll.dll", "5b8fc0d2a1000", "ntdll.pdb", "BBBB1")
     located = SymbolSupplier([tmp_path]).locate(module)
     assert (located.path, located.found_by) == (path, "code id")
     assert SymbolSupplier([tmp_path], code_id_fallback=False).locate(module).path is None
+    # a module without a debug id is looked up by code id whatever the option says
+    no_debug_id = Module("C:\\Windows\\System32\\ntdll.dll", "5b8fc0d2a1000", "", "")
+    assert SymbolSupplier([tmp_path], code_id_fallback=False).locate(no_debug_id).path == path
 
 
 def test_paths_tried_in_order_first_hit_wins(tmp_path: Path) -> None:

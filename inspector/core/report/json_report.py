@@ -4,9 +4,11 @@ Keys are sorted (rust-minidump builds the document with serde_json maps, which s
 values are zero-padded to the pointer width (8 digits on 32-bit CPUs, else 16), registers
 are printed for frame 0 of the crashing thread only (in the top-level `crashing_thread`).
 
-One addition, documented in the README: `inspector_problems`, a list of the damage we found
-in the dump and the symbol files (`{"source", "code", "message", "offset"}`), which
-rust-minidump's schema ("assume all fields are optional") lets consumers ignore.
+Two additions, documented in the README, which rust-minidump's schema ("assume all fields
+are optional") lets consumers ignore: `inspector_problems`, a list of the damage we found
+in the dump and the symbol files (`{"source", "code", "message", "offset"}`), and per module
+`inspector_matched_by`: how its symbol file was matched to it, `"debug_id"`, `"code_id"` or
+null (no symbols loaded).
 
 The crash analysis fields (`instruction`, `memory_accesses`, ...) are rust-minidump's, from
 `inspector.core.analysis` (`analysis_text`); with `analysis_all_cpus=True` they also carry
@@ -19,8 +21,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from inspector.core.minidump import basename
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
 from inspector.core.report.analysis_text import crash_info_fields, shown_analysis
+from inspector.core.symbols.identity import MatchedBy, has_debug_id
 from inspector.core.types import format_address
 from inspector.core.unwind import CallStack, StackFrame
 
@@ -196,10 +200,16 @@ def _registers(frame: StackFrame) -> dict[str, JsonValue]:
 def _module(entry: ModuleEntry, hexa: _Hex) -> dict[str, JsonValue]:
     module = entry.module
     symbols = entry.symbols
+    match = symbols.match
+    debug_file, debug_id = module.debug_file_name, module.debug_id
+    if match is not None and match.by is MatchedBy.CODE_ID and not has_debug_id(module):
+        # what the file found by code id names, as rust-minidump reports a symbol server's
+        # answer to its code-id lookup
+        debug_file, debug_id = basename(match.file.debug_file), match.file.debug_id
     return {
         "base_addr": hexa(module.base),
-        "debug_file": module.debug_file_name,
-        "debug_id": module.debug_id or NIL_DEBUG_ID,
+        "debug_file": debug_file,
+        "debug_id": debug_id or NIL_DEBUG_ID,
         "end_addr": hexa(module.base + module.size),
         "filename": module.filename,
         "code_id": module.code_id,
@@ -209,6 +219,7 @@ def _module(entry: ModuleEntry, hexa: _Hex) -> dict[str, JsonValue]:
         "loaded_symbols": symbols.loaded,
         "corrupt_symbols": symbols.corrupt,
         "symbol_url": symbols.symbol_url,
+        "inspector_matched_by": None if match is None else match.by.json,
     }
 
 

@@ -17,6 +17,10 @@ Public API (the stackwalker's entry point is `Symbolizer`):
   servers; `prefetch(modules)` downloads in parallel ahead of the walk;
   `download_statuses` (see `server_supplier`, `http_fetch`, `download_cache`; urllib3 is
   imported only when a download is about to happen).
+* `identity` — `match(module, candidate)`: the one rule deciding that a `.sym` file, PE,
+  ELF or PDB is a module's (debug id, else code file + code id; `MatchedBy`,
+  `ObjectIdentity`, `SymbolMatch`); `StoreIndex` indexes a directory's `.sym` files by
+  their MODULE / INFO CODE_ID lines for modules without a debug id (see `store_index`).
 * `IndexCache(directory)` / `IndexCache.default()` — where indexes are kept
   (`platformdirs.user_cache_dir("crash-inspector")/symbol-index`); `None`
   directory = no cache.
@@ -35,6 +39,7 @@ from typing import TYPE_CHECKING
 
 from inspector.core.symbols.cache import IndexCache, default_cache_directory, default_download_directory
 from inspector.core.symbols.errors import IndexCacheError, SymbolFileUnreadable
+from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, SymbolMatch, match, pe_code_id
 from inspector.core.symbols.postfix import (
     MemoryRead,
     PostfixResult,
@@ -66,6 +71,7 @@ from inspector.core.symbols.records import (
     StackWinType,
     SymbolInfo,
 )
+from inspector.core.symbols.store_index import StoreIndex
 from inspector.core.symbols.supplier import (
     Located,
     ModuleSymbols,
@@ -126,10 +132,12 @@ __all__ = [
     "InlineCall",
     "InlineFrameSymbol",
     "Located",
+    "MatchedBy",
     "MemoryRead",
     "ModuleKey",
     "ModuleRecord",
     "ModuleSymbols",
+    "ObjectIdentity",
     "PathProblem",
     "PostfixResult",
     "PostfixStep",
@@ -140,9 +148,11 @@ __all__ = [
     "SourceLine",
     "StackWinRecord",
     "StackWinType",
+    "StoreIndex",
     "SymbolFile",
     "SymbolFileUnreadable",
     "SymbolInfo",
+    "SymbolMatch",
     "SymbolProgress",
     "SymbolServer",
     "SymbolServerOptions",
@@ -154,8 +164,10 @@ __all__ = [
     "default_download_directory",
     "evaluate_cfi",
     "evaluate_win",
+    "match",
     "module_key",
     "parse_cfi_rules",
+    "pe_code_id",
     "token_from_environment",
     "token_variable",
     "unsafe_component_reason",

@@ -47,6 +47,31 @@ def default_download_directory() -> Path:
     return Path(platformdirs.user_cache_dir("crash-inspector")) / "symbols"
 
 
+def write_atomically(path: Path, data: Any) -> OSError | None:
+    """Write `data` (bytes-like) to a temporary file beside `path` and rename it over `path`.
+
+    A reader never sees half a file and concurrent writers do not corrupt each other.
+    Returns the error instead of raising it: every caller goes on without its cache.
+    """
+    import tempfile  # only the cold path writes
+
+    tmp_name = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp_name, path)
+        tmp_name = None
+    except OSError as exc:
+        return exc
+    finally:
+        if tmp_name is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+    return None
+
+
 class IndexCache:
     """A directory of symbol indexes; `None` as directory means "no cache"."""
 
@@ -109,23 +134,10 @@ class IndexCache:
         path = self.path_for(identity)
         if path is None:
             return False
-        import tempfile  # only the cold path writes
-
-        tmp_name = None
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=path.parent)
-            with os.fdopen(fd, "wb") as f:
-                f.write(image)
-            os.replace(tmp_name, path)
-            tmp_name = None
-        except OSError as exc:
-            self._warn(f"cannot write symbol index cache {path}: {exc}")
+        error = write_atomically(path, image)
+        if error is not None:
+            self._warn(f"cannot write symbol index cache {path}: {error}")
             return False
-        finally:
-            if tmp_name is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp_name)
         self._event("stored")
         return True
 

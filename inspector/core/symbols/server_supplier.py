@@ -50,6 +50,7 @@ from inspector.core.symbols.http_fetch import (
     redacted,
     server_url,
 )
+from inspector.core.symbols.identity import MatchedBy
 from inspector.core.symbols.records import DownloadState, DownloadStatus, ServerAttempt
 from inspector.core.symbols.supplier import (
     Located,
@@ -100,7 +101,7 @@ def lookups_for(module: ModuleIdentity) -> tuple[SymbolLookup, ...]:
 
 
 class _Job:
-    __slots__ = ("done", "key", "lookups", "path", "started", "status")
+    __slots__ = ("done", "key", "lookups", "matched_by", "path", "started", "status")
 
     def __init__(self, key: ModuleKey, lookups: tuple[SymbolLookup, ...]) -> None:
         self.key = key
@@ -109,6 +110,7 @@ class _Job:
         self.done = threading.Event()
         self.path: Path | None = None
         self.status: DownloadStatus | None = None
+        self.matched_by: MatchedBy | None = None  # the lookup the server answered
 
 
 _URGENT = 0
@@ -156,7 +158,7 @@ class ServerSymbolSupplier(SymbolSupplier):
     # ---- what `load` does past the local paths -----------------------------------------------
 
     def _find(self, module: ModuleIdentity, cancel: CancelToken) -> Located:
-        local = self.locate(module)
+        local = self.locate(module, cancel)
         if local.path is not None:
             return local
         lookups = lookups_for(module)
@@ -170,7 +172,8 @@ class ServerSymbolSupplier(SymbolSupplier):
             with contextlib.suppress(UnsafePath):  # an unsafe name was never looked for
                 tried.append(str(self.download_cache.path_for(lookup)))
             if cached is not None:
-                return Located(cached, tuple(tried), "download cache", DownloadStatus(DownloadState.CACHED))
+                status = DownloadStatus(DownloadState.CACHED)
+                return Located(cached, tuple(tried), "download cache", status, MatchedBy(lookup.kind))
         if not lookups:
             return local
         safe = tuple(lookup for lookup in lookups if lookup.unsafe_reason is None)
@@ -203,7 +206,7 @@ class ServerSymbolSupplier(SymbolSupplier):
         tried.extend(a.url for a in outcome.attempts)
         if job.path is None:
             return Located(None, tuple(tried), download=outcome)
-        return Located(job.path, tuple(tried), "symbol server", outcome)
+        return Located(job.path, tuple(tried), "symbol server", outcome, job.matched_by)
 
     # ---- prefetching ----------------------------------------------------------------------
 
@@ -357,6 +360,7 @@ class ServerSymbolSupplier(SymbolSupplier):
                         result = fetcher.fetch(url, server, sink, cancel=self._abort, progress=progress)
                         if result.outcome is FetchOutcome.FOUND:
                             path = cache.commit(pending, shown)
+                            job.matched_by = MatchedBy(lookup.kind)
                             attempts.append(ServerAttempt(shown, "found"))
                             log.info("downloaded %s (%d bytes)", shown, result.size)
                             return path, DownloadStatus(

@@ -14,7 +14,13 @@ module under its debug id, directories are probed in the code-id layout
 `<code file leaf>/<CODE ID upper-case>/<code file leaf, .dll → .sym, else + .sym>`
 (rust-minidump's `code_info_breakpad_sym_lookup`). rust-minidump itself uses
 that layout only with a symbol server, so `code_id_fallback=False` gives its
-exact behaviour for local paths.
+exact behaviour for local paths — for modules that have a debug id.
+
+A module without a debug id (no CodeView record, as in dumps written by wine's
+dbghelp) is always looked up by code file and code id (`identity.match`): in the
+code-id layout, then in each directory's `StoreIndex` (every `.sym` file by its
+MODULE and `INFO CODE_ID` lines, cached on disk), and in single `.sym` files by
+those lines. rust-minidump finds nothing locally for such a module.
 
 Symbol paths that do not exist or cannot be read are listed in `problems`;
 they never make a lookup fail. `SymbolSupplier.load(module)` locates and
@@ -36,14 +42,22 @@ from pathlib import Path
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.errors import SymbolFileUnreadable
+from inspector.core.symbols.identity import (
+    MatchedBy,
+    ObjectIdentity,
+    SymbolMatch,
+    has_debug_id,
+    leaf,
+    match,
+    sym_identity,
+)
 from inspector.core.symbols.records import DamageReport, DownloadStatus
-from inspector.core.symbols.symbol_file import MAX_MODULE_LINE, SymbolFile, parse_module_line
+from inspector.core.symbols.store_index import StoreIndex, read_header
+from inspector.core.symbols.symbol_file import SymbolFile
 from inspector.core.types import ModuleIdentity
 
-
-def leafname(path: str) -> str:
-    """The last component of a POSIX or Windows path (rust-minidump's `leafname`)."""
-    return path.replace("\\", "/").rsplit("/", 1)[-1]
+#: The last component of a POSIX or Windows path (rust-minidump's `leafname`).
+leafname = leaf
 
 
 def replace_or_add_extension(filename: str, match: str, new: str) -> str:
@@ -56,9 +70,12 @@ def replace_or_add_extension(filename: str, match: str, new: str) -> str:
 
 
 def debug_id_components(module: ModuleIdentity) -> tuple[str, str, str] | None:
-    """(debug file leaf, debug id, name.sym), or None without a debug id or any file name."""
+    """(debug file leaf, debug id, name.sym), or None without a debug id or any file name.
+
+    An all-zero debug id is none (rust-minidump has no debug identifier for a nil GUID).
+    """
     debug_file = module.debug_file or module.code_file
-    if not module.debug_id or not debug_file:
+    if not has_debug_id(module) or not debug_file:
         return None
     leaf = leafname(debug_file)
     return leaf, module.debug_id, replace_or_add_extension(leaf, "pdb", "sym")
@@ -98,6 +115,7 @@ class Located:
     tried: tuple[str, ...]
     found_by: str | None = None  # "debug id", "MODULE line", "code id", "download cache", "symbol server"
     download: DownloadStatus | None = None  # symbol servers only
+    matched_by: MatchedBy | None = None  # which identity the lookup that found it used
 
 
 class SymbolStatus(enum.Enum):
@@ -127,6 +145,7 @@ class ModuleSymbols:
     error: str | None = None
     load_seconds: float = 0.0
     download: DownloadStatus | None = None  # symbol servers only: the download (or why there was none)
+    match: SymbolMatch | None = None  # loaded files: matched by debug id or code id, and the file's identity
 
     @property
     def found(self) -> bool:
@@ -159,10 +178,12 @@ class SymbolSupplier:
         self.cache = cache
         self.code_id_fallback = code_id_fallback
         self.problems = tuple(p for p in (_check_path(path) for path in self.paths) if p is not None)
-        self._module_lines: dict[Path, tuple[str, str] | None] = {}
+        self._headers: dict[Path, ObjectIdentity | None] = {}
+        self._store_indexes: dict[Path, StoreIndex] = {}
         self._lock = threading.Lock()
 
-    def locate(self, module: ModuleIdentity) -> Located:
+    def locate(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> Located:
+        """Where the module's file is; `cancel` can stop the one slow step, indexing a folder."""
         tried: list[str] = []
         relative = debug_id_path(module)
         if relative is not None:
@@ -171,20 +192,48 @@ class SymbolSupplier:
                     candidate = path / relative
                     tried.append(str(candidate))
                     if candidate.is_file():
-                        return Located(candidate, tuple(tried), "debug id")
+                        return Located(candidate, tuple(tried), "debug id", matched_by=MatchedBy.DEBUG_ID)
                 elif path.is_file():
                     tried.append(str(path))
-                    if self._module_line_matches(path, module):
-                        return Located(path, tuple(tried), "MODULE line")
-        relative = code_id_path(module) if self.code_id_fallback else None
+                    if self._header_matches(path, module) is MatchedBy.DEBUG_ID:
+                        return Located(path, tuple(tried), "MODULE line", matched_by=MatchedBy.DEBUG_ID)
+        without_debug_id = not has_debug_id(module)
+        relative = code_id_path(module) if self.code_id_fallback or without_debug_id else None
         if relative is not None:
             for path in self.paths:
                 if path.is_dir():
                     candidate = path / relative
                     tried.append(str(candidate))
-                    if candidate.is_file():
-                        return Located(candidate, tuple(tried), "code id")
+                    if candidate.is_file() and self._layout_file_agrees(candidate, module):
+                        return Located(candidate, tuple(tried), "code id", matched_by=MatchedBy.CODE_ID)
+        if without_debug_id:
+            return self._locate_by_code_id(module, tried, cancel)
         return Located(None, tuple(tried))
+
+    def _locate_by_code_id(self, module: ModuleIdentity, tried: list[str], cancel: CancelToken) -> Located:
+        """A module without a debug id: `.sym` files whose MODULE / INFO CODE_ID lines name its code id."""
+        if not module.code_id or not module.code_file:
+            return Located(None, tuple(tried))
+        for path in self.paths:
+            if path.is_dir():
+                tried.append(f"{path} (every .sym file's INFO CODE_ID line)")
+                found = self._store_index(path).candidates(module, cancel)
+                if found:
+                    first = found[0][0]
+                    return Located(first, tuple(tried), "INFO CODE_ID line", matched_by=MatchedBy.CODE_ID)
+            elif path.is_file():
+                tried.append(str(path))
+                if self._header_matches(path, module) is MatchedBy.CODE_ID:
+                    return Located(path, tuple(tried), "INFO CODE_ID line", matched_by=MatchedBy.CODE_ID)
+        return Located(None, tuple(tried))
+
+    def _store_index(self, root: Path) -> StoreIndex:
+        with self._lock:
+            index = self._store_indexes.get(root)
+            if index is None:
+                directory = None if self.cache is None else self.cache.directory
+                index = self._store_indexes[root] = StoreIndex(root, directory)
+            return index
 
     def load(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> ModuleSymbols:
         """Locate (for a server supplier: download) and open the module's symbol file."""
@@ -223,11 +272,12 @@ class SymbolSupplier:
             damage,
             load_seconds=time.perf_counter() - started,
             download=located.download,
+            match=_symbol_match(module, symbol_file, located.matched_by),
         )
 
     def _find(self, module: ModuleIdentity, cancel: CancelToken) -> Located:
         """Where `load` gets the file from (a server supplier downloads here)."""
-        return self.locate(module)
+        return self.locate(module, cancel)
 
     def close(self) -> None:
         """Release what the supplier holds (nothing for local paths)."""
@@ -238,29 +288,36 @@ class SymbolSupplier:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _module_line_matches(self, path: Path, module: ModuleIdentity) -> bool:
+    def _header(self, path: Path) -> ObjectIdentity | None:
         with self._lock:
-            if path not in self._module_lines:
-                self._module_lines[path] = _read_module_line(path)
-            found = self._module_lines[path]
-        if found is None or not module.debug_id:
-            return False
-        debug_id, name = found
-        wanted = leafname(module.debug_file or module.code_file)
-        return debug_id.upper() == module.debug_id.upper() and (
-            not name or not wanted or leafname(name).lower() == wanted.lower()
-        )
+            if path not in self._headers:
+                self._headers[path] = read_header(path)
+            return self._headers[path]
+
+    def _header_matches(self, path: Path, module: ModuleIdentity) -> MatchedBy | None:
+        """How a single `.sym` file's MODULE / INFO CODE_ID lines match the module, if they do."""
+        header = self._header(path)
+        return None if header is None else match(module, header)
+
+    def _layout_file_agrees(self, path: Path, module: ModuleIdentity) -> bool:
+        """A file in the code-id layout is the module's unless its INFO CODE_ID line names another id."""
+        header = self._header(path)
+        return header is None or not header.code_id or header.code_id.upper() == module.code_id.upper()
 
 
-def _read_module_line(path: Path) -> tuple[str, str] | None:
-    """(debug id, debug file) of a `.sym` file's MODULE line; only the first line is read."""
-    try:
-        with open(path, "rb") as f:
-            first = f.read(MAX_MODULE_LINE).split(b"\n", 1)[0]
-    except OSError:
-        return None
-    module = parse_module_line(first)
-    return None if module is None else (module.debug_id, module.debug_file)
+def _symbol_match(
+    module: ModuleIdentity, symbol_file: SymbolFile, by: MatchedBy | None
+) -> SymbolMatch | None:
+    """How the opened file was matched: as the lookup that found it says, else as its own lines say."""
+    record, info = symbol_file.module, symbol_file.info
+    identity = sym_identity(
+        "" if record is None else record.debug_id,
+        "" if record is None else record.debug_file,
+        info.code_id,
+        info.code_file,
+    )
+    by = by or match(module, identity)
+    return None if by is None else SymbolMatch(by, identity)
 
 
 def _check_path(path: Path) -> PathProblem | None:

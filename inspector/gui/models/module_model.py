@@ -35,7 +35,18 @@ class ModuleTableModel(HeaderedTableModel):
     COL_DEBUG_ID = 5
     COL_SYMBOLS = 6
     COL_SYMBOL_FILE = 7
-    HEADERS = ("Base", "End", "Name", "Version", "Debug file", "Debug ID", "Symbols", "Symbol file")
+    COL_MATCHED = 8
+    HEADERS = (
+        "Base",
+        "End",
+        "Name",
+        "Version",
+        "Debug file",
+        "Debug ID",
+        "Symbols",
+        "Symbol file",
+        "Matched by",
+    )
     TOOLTIPS = (
         "Load address",
         "One past the last byte of the module",
@@ -47,6 +58,8 @@ class ModuleTableModel(HeaderedTableModel):
         "frame in the module); with symbol servers: queued, downloading, downloaded from URL, from the "
         "download cache, not on server, failed (with the reason), offline",
         "The .sym file used",
+        "How the .sym file was matched to the module: by debug id, or by code file and code id (modules "
+        "without a debug id, such as every module of a dump written by wine's dbghelp); not matched",
     )
     _MONO = frozenset({COL_BASE, COL_END, COL_DEBUG_ID})
 
@@ -72,7 +85,7 @@ class ModuleTableModel(HeaderedTableModel):
         """The document's symbol states of these modules changed: repaint their status cells."""
         for i in module_indexes:
             if 0 <= i < len(self._modules):
-                self.dataChanged.emit(self.index(i, self.COL_SYMBOLS), self.index(i, self.COL_SYMBOL_FILE))
+                self.dataChanged.emit(self.index(i, self.COL_SYMBOLS), self.index(i, self.COL_MATCHED))
 
     def lacks_needed_symbols(self, row: int) -> bool:
         """The walk used this module (a frame or a scanned word is in it) and it has no usable symbols."""
@@ -83,7 +96,7 @@ class ModuleTableModel(HeaderedTableModel):
         """The analysis state changed (pending modules read differently once it is over)."""
         if self._modules:
             self.dataChanged.emit(
-                self.index(0, self.COL_SYMBOLS), self.index(len(self._modules) - 1, self.COL_SYMBOL_FILE)
+                self.index(0, self.COL_SYMBOLS), self.index(len(self._modules) - 1, self.COL_MATCHED)
             )
 
     # ---- HeaderedTableModel ----
@@ -157,6 +170,8 @@ class ModuleTableModel(HeaderedTableModel):
                 more = f" (and {len(state.tried) - 1} more)" if len(state.tried) > 1 else ""
                 return f"tried {state.tried[0]}{more}"
             return ""
+        if column == self.COL_MATCHED:
+            return "" if state is None else state.matched_text
         return ""
 
     def _sort_key(self, module: Module, state: ModuleSymbolState | None, column: int) -> object:
@@ -179,7 +194,7 @@ class ModuleTableModel(HeaderedTableModel):
         return self._theme.muted
 
     def _tooltip(self, module: Module, state: ModuleSymbolState | None, column: int, row: int) -> str:
-        if column in (self.COL_SYMBOLS, self.COL_SYMBOL_FILE) and state is not None:
+        if column in (self.COL_SYMBOLS, self.COL_SYMBOL_FILE, self.COL_MATCHED) and state is not None:
             return state.details
         lines = [module.code_file or module.filename]
         if row == self._main:

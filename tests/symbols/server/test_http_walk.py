@@ -121,7 +121,7 @@ def test_download_events_reach_the_consumer(tmp_path: Path, server: SymbolHttpSe
 def test_modules_download_in_parallel_within_the_bound(tmp_path: Path, server: SymbolHttpServer) -> None:
     server.behaviour.delay = 0.4
     server.behaviour.body = b"MODULE Linux x86_64 0 m\nFUNC 0 10 0 f\n"
-    modules = [Module("", "", f"m{i}.so", f"{i:032X}0") for i in range(10)]
+    modules = [Module("", "", f"m{i}.so", f"{i + 1:032X}0") for i in range(10)]
     options = options_for(server, cache=tmp_path / "cache", parallel=3)
     started = time.monotonic()
     with ServerSymbolSupplier((), options, cache=IndexCache(None)) as supplier:
@@ -137,7 +137,7 @@ def test_modules_download_in_parallel_within_the_bound(tmp_path: Path, server: S
 def test_the_walks_module_jumps_the_prefetch_queue(tmp_path: Path, server: SymbolHttpServer) -> None:
     server.behaviour.delay = 0.3
     server.behaviour.body = b"MODULE Linux x86_64 0 m\nFUNC 0 10 0 f\n"
-    modules = [Module("", "", f"m{i}.so", f"{i:032X}0") for i in range(8)]
+    modules = [Module("", "", f"m{i}.so", f"{i + 1:032X}0") for i in range(8)]
     with ServerSymbolSupplier(
         (), options_for(server, cache=tmp_path / "c", parallel=1), cache=IndexCache(None)
     ) as s:
