@@ -54,13 +54,17 @@ def _frame_record_stack(
     return stack, [frame0_fp, frame1_fp, frame2_fp, frame1_sp, frame2_sp]
 
 
+#: rust-minidump after 0.25 (PR #1155): frame-pointer frames also get lr from the caller's record.
+LR_RECOVERY = WalkOptions(arm64_lr_recovery=True)
+
+
 @pytest.mark.parametrize("old", [False, True], ids=["new-layout", "old-layout"])
 def test_arm64_frame_pointer(tmp_path: Path, old: bool) -> None:
     """Assume normal frames: fp' = *fp, pc = *(fp+8), sp' = fp+16 (both context layouts)."""
     ret1, ret2 = MODULE2 + 0x100, MODULE2 + 0x900
     stack, (frame0_fp, frame1_fp, frame2_fp, frame1_sp, frame2_sp) = _frame_record_stack(ret1, ret2)
     walk = case(tmp_path, old=old).walk(
-        stack, pc=MODULE1 + 0x5510, lr=0x1FE0FE10, fp=frame0_fp.value, sp=STACK_START
+        stack, options=LR_RECOVERY, pc=MODULE1 + 0x5510, lr=0x1FE0FE10, fp=frame0_fp.value, sp=STACK_START
     )
     assert [f.trust for f in walk.frames] == [
         FrameTrust.CONTEXT,
@@ -98,6 +102,31 @@ def test_arm64_frame_pointer(tmp_path: Path, old: bool) -> None:
     assert (fp.strategy, fp.reason) == (Strategy.FRAME_POINTER, "implausible return address")
 
 
+@pytest.mark.parametrize("old", [False, True], ids=["new-layout", "old-layout"])
+def test_arm64_frame_pointer_by_default_leaves_lr_unknown(tmp_path: Path, old: bool) -> None:
+    """rust-minidump 0.25 (the default): the same frames, but the caller's lr is not read or known."""
+    ret1, ret2 = MODULE2 + 0x100, MODULE2 + 0x900
+    stack, (frame0_fp, frame1_fp, _, frame1_sp, _) = _frame_record_stack(ret1, ret2)
+    walk = case(tmp_path, old=old).walk(
+        stack, pc=MODULE1 + 0x5510, lr=0x1FE0FE10, fp=frame0_fp.value, sp=STACK_START
+    )
+    assert [f.trust for f in walk.frames] == [
+        FrameTrust.CONTEXT,
+        FrameTrust.FRAME_POINTER,
+        FrameTrust.FRAME_POINTER,
+    ]
+    f1 = walk.frames[1]
+    assert f1.context.valid == {"pc", "fp", "sp"}
+    assert (f1.context.get("pc"), f1.context.get("sp"), f1.context.get("fp")) == (
+        ret1,
+        frame1_sp.value,
+        frame1_fp.value,
+    )
+    detail = walk.chosen(1).detail
+    assert isinstance(detail, FramePointerDetail)
+    assert [w.role for w in detail.probes[0].reads] == ["caller fp", "return address"]
+
+
 def test_arm64_pac_signed_return_address(tmp_path: Path) -> None:
     """Pointer-authentication bits in saved lr/fp are masked off (47-bit user space)."""
     ret1, ret2 = MODULE2 + 0x100, MODULE2 + 0x900
@@ -107,7 +136,9 @@ def test_arm64_pac_signed_return_address(tmp_path: Path) -> None:
         0xA310_0000_0000_0000,
         0xF31E_8000_0000_0000,
     )
-    walk = case(tmp_path).walk(stack, pc=MODULE1 + 0x5510, lr=0x1FE0FE10, fp=frame0_fp.value, sp=STACK_START)
+    walk = case(tmp_path).walk(
+        stack, options=LR_RECOVERY, pc=MODULE1 + 0x5510, lr=0x1FE0FE10, fp=frame0_fp.value, sp=STACK_START
+    )
     assert len(walk.frames) == 3
     f1 = walk.frames[1]
     assert (f1.context.get("pc"), f1.context.get("fp"), f1.context.get("sp")) == (
@@ -160,7 +191,7 @@ def test_arm64_lr_recovered_for_entry_cfi(tmp_path: Path) -> None:
     stack, frame0_fp, frame1_sp, _ = _lr_stack()
     symbols2 = "FUNC 100 100 10 grandcaller\nSTACK CFI INIT 100 100 .cfa: 0 .ra: 0\n"
     walk = case(tmp_path, ENTRY_SYMBOLS, symbols2).walk(
-        stack, pc=MODULE1 + 0x1010, fp=frame0_fp.value, sp=STACK_START, lr=0x1FE0FE10
+        stack, options=LR_RECOVERY, pc=MODULE1 + 0x1010, fp=frame0_fp.value, sp=STACK_START, lr=0x1FE0FE10
     )
     assert [f.trust for f in walk.frames] == [FrameTrust.CONTEXT, FrameTrust.FRAME_POINTER, FrameTrust.CFI]
     f2 = walk.frames[2]
@@ -174,10 +205,9 @@ def test_arm64_lr_recovered_for_entry_cfi(tmp_path: Path) -> None:
     assert ("lr", MODULE2 + 0x104) in detail.callee_registers
     # sp did not change, but pc did and the caller came from CFI: allowed
     assert walk.step(2).post_checks[-1].passed
-    # rust-minidump 0.25.0 did not recover lr: the entry row cannot be evaluated.
+    # rust-minidump 0.25.0 (our default) did not recover lr: the entry row cannot be evaluated.
     old = case(tmp_path, ENTRY_SYMBOLS, symbols2).walk(
         stack,
-        options=WalkOptions(arm64_lr_recovery=False),
         pc=MODULE1 + 0x1010,
         fp=frame0_fp.value,
         sp=STACK_START,
@@ -195,7 +225,7 @@ def test_arm64_heuristic_lr_hidden_from_non_entry_cfi(tmp_path: Path) -> None:
         "FUNC 1000 100 10 callee\nFUNC 1f00 200 10 caller\nSTACK CFI INIT 1f00 200 .cfa: sp 0 + .ra: x30\n"
     )
     walk = case(tmp_path, symbols).walk(
-        stack, pc=MODULE1 + 0x1010, fp=frame0_fp.value, sp=STACK_START, lr=0x1FE0FE10
+        stack, options=LR_RECOVERY, pc=MODULE1 + 0x1010, fp=frame0_fp.value, sp=STACK_START, lr=0x1FE0FE10
     )
     cfi = walk.step(2).attempts[0] if len(walk.frames) > 2 else walk.termination.failed_attempts[0]
     assert cfi.strategy is Strategy.CFI and cfi.outcome is Outcome.FAILED
