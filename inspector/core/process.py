@@ -49,6 +49,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.dumpfile import open_any_dump
+from inspector.core.microdump import Microdump, MicrodumpInfo
 from inspector.core.minidump import (
     CpuContext,
     DirectoryEntry,
@@ -91,6 +93,7 @@ from inspector.core.unwind import (
     TerminationReason,
     WalkEnvironment,
     WalkOptions,
+    WalkPolicy,
     walk_stack,
 )
 
@@ -109,6 +112,8 @@ class ProcessOptions:
     code id (rust-minidump does that only with a symbol server, so it is off by default).
     `symbol_servers`: servers to download missing symbol files from, into a download
     cache searched after the symbol paths (None or no servers and no cache: none).
+    `microdump_policy`: the walk policy for microdumps, which only Breakpad reads (None:
+    `walk.policy`, as for minidumps).
     """
 
     symbol_paths: tuple[str | os.PathLike[str], ...] = ()
@@ -120,6 +125,7 @@ class ProcessOptions:
     #: where the crash analysis reads code the dump lacks (None: module files at their recorded
     #: path or by name in the symbol paths, identity checked; () reads none)
     code_providers: tuple[CodeBytesProvider, ...] | None = None
+    microdump_policy: WalkPolicy | None = WalkPolicy.BREAKPAD
 
     @property
     def uses_servers(self) -> bool:
@@ -298,11 +304,12 @@ class ProcessState:
     walk_options: WalkOptions = field(default_factory=WalkOptions)
     walked: bool = False
     analysis: CrashAnalysis | None = None  # the crashing instruction & co. (inspector.core.analysis)
+    microdump: MicrodumpInfo | None = None  # what only a microdump says (None for a minidump)
 
     @property
     def main_module(self) -> int | None:
-        """rust-minidump's main module: the first of the module list."""
-        return 0 if self.modules else None
+        """rust-minidump's main module: the first of the module list (none in a microdump, as in Breakpad)."""
+        return 0 if self.modules and self.microdump is None else None
 
     @property
     def crashed(self) -> bool:
@@ -389,7 +396,7 @@ def process_events(
     if isinstance(dump, Minidump):
         yield from _process(dump, options, cancel)
         return
-    opened = Minidump.open(dump)
+    opened = open_any_dump(dump)
     try:
         yield from _process(opened, options, cancel)
     finally:
@@ -398,6 +405,9 @@ def process_events(
 
 def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> Iterator[ProcessEvent]:
     dump.parse_all()
+    if isinstance(dump, Microdump) and options.microdump_policy is not None:
+        # Breakpad's microdump_stackwalk is the reference for microdumps (rust-minidump reads none)
+        options = replace(options, walk=replace(options.walk, policy=options.microdump_policy))
     _check_usable(dump)
     # With servers the walk runs on a helper thread; its own token lets us stop it when
     # our consumer stops early (the caller's token cancels it too).
@@ -857,6 +867,7 @@ def _unwalked_state(
         problems=tuple(problems),
         walk_options=options.walk,
         analysis=analysis,
+        microdump=dump.info if isinstance(dump, Microdump) else None,
     )
 
 

@@ -6,7 +6,9 @@ are printed for frame 0 of the crashing thread only (in the top-level `crashing_
 
 One addition, documented in the README: `inspector_problems`, a list of the damage we found
 in the dump and the symbol files (`{"source", "code", "message", "offset"}`), which
-rust-minidump's schema ("assume all fields are optional") lets consumers ignore.
+rust-minidump's schema ("assume all fields are optional") lets consumers ignore. For a
+microdump (which rust-minidump does not read) a second one, `inspector_microdump`: which
+microdump of the log it is, its product, process type, hardware and GPU lines.
 
 The crash analysis fields (`instruction`, `memory_accesses`, ...) are rust-minidump's, from
 `inspector.core.analysis` (`analysis_text`); with `analysis_all_cpus=True` they also carry
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from inspector.core.microdump import MicrodumpInfo
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
 from inspector.core.report.analysis_text import crash_info_fields, shown_analysis
 from inspector.core.types import format_address
@@ -146,7 +149,23 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
         copy["frames"] = [first, *frames[1:]]
         copy["threads_index"] = requesting
         document["crashing_thread"] = copy
+    if state.microdump is not None:
+        document["inspector_microdump"] = _microdump(state.microdump)
     return document
+
+
+def _microdump(info: MicrodumpInfo) -> dict[str, JsonValue]:
+    return {
+        "index": info.index,
+        "count": info.count,
+        "first_line": info.first_line,
+        "last_line": info.last_line,
+        "complete": info.complete,
+        "product": info.product,
+        "process_type": info.process_type,
+        "hardware_arch": info.hardware_arch,
+        "gpu": {"version": info.gpu.version, "vendor": info.gpu.vendor, "renderer": info.gpu.renderer},
+    }
 
 
 def _thread(stack: CallStack, hexa: _Hex) -> dict[str, JsonValue]:
