@@ -145,6 +145,15 @@ class ModuleSymbols:
         return self.damage is not None and self.damage.rust_minidump_rejects
 
 
+def _is_file(path: Path) -> bool:
+    """`Path.is_file`, but False when the path cannot even be asked about: a module name from a
+    dump can make it longer than the system allows (ENAMETOOLONG), which `is_file` raises."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 class SymbolSupplier:
     """Locates symbol files in an ordered list of symbol paths (directories or single `.sym` files)."""
 
@@ -170,7 +179,7 @@ class SymbolSupplier:
                 if path.is_dir():
                     candidate = path / relative
                     tried.append(str(candidate))
-                    if candidate.is_file():
+                    if _is_file(candidate):
                         return Located(candidate, tuple(tried), "debug id")
                 elif path.is_file():
                     tried.append(str(path))
@@ -182,7 +191,7 @@ class SymbolSupplier:
                 if path.is_dir():
                     candidate = path / relative
                     tried.append(str(candidate))
-                    if candidate.is_file():
+                    if _is_file(candidate):
                         return Located(candidate, tuple(tried), "code id")
         return Located(None, tuple(tried))
 
