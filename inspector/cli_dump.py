@@ -30,8 +30,9 @@ def _parser() -> argparse.ArgumentParser:
         "--microdump-index",
         type=int,
         metavar="N",
-        default=0,
-        help="a log holding several microdumps: print microdump N (0, the default, is the first)",
+        default=None,
+        help="a log holding several microdumps: print microdump N (0 is the first; by default the "
+        "first that is not empty)",
     )
     parser.add_argument(
         "--no-additions",

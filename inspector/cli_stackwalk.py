@@ -117,9 +117,9 @@ def _parser() -> argparse.ArgumentParser:
         "--microdump-index",
         type=int,
         metavar="N",
-        default=0,
-        help="a log holding several microdumps: walk microdump N (0, the default, is the first; the "
-        "problems list names the others)",
+        default=None,
+        help="a log holding several microdumps: walk microdump N (0 is the first; by default the "
+        "first that is not empty; the problems list names the others)",
     )
     parser.add_argument(
         "--analysis-all-cpus",
@@ -150,7 +150,7 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("--trace is for the human report")
     if args.symbols_cache and args.no_symbols_cache:
         raise UsageError("--symbols-cache and --no-symbols-cache contradict each other")
-    if args.microdump_index < 0:
+    if args.microdump_index is not None and args.microdump_index < 0:
         raise UsageError("--microdump-index must be 0 or more")
     if args.max_frames is not None and args.max_frames < 1:
         raise UsageError("--max-frames must be at least 1")

@@ -41,8 +41,8 @@ def sniff_dump_kind(head: bytes | bytearray | memoryview) -> DumpKind:
     return DumpKind.UNKNOWN
 
 
-def open_any_dump(path: str | os.PathLike[str], *, microdump_index: int = 0) -> Minidump:
-    """Open a minidump, or microdump number `microdump_index` (0: the first) of a log.
+def open_any_dump(path: str | os.PathLike[str], *, microdump_index: int | None = None) -> Minidump:
+    """Open a minidump, or microdump number `microdump_index` of a log (None: the first that holds records).
 
     Anything that is not recognisably a microdump goes to `Minidump.open`, whose errors say
     what the file is instead. Raises `MinidumpError` subclasses, as `Minidump.open` does.

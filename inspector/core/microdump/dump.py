@@ -226,7 +226,7 @@ def _store_range(
 class Microdump(Minidump):
     """One microdump of a log. Use `Microdump.from_bytes(data, index=)` or `open_any_dump(path)`."""
 
-    def __init__(self, data: memoryview, *, path: Path | None = None, index: int = 0) -> None:
+    def __init__(self, data: memoryview, *, path: Path | None = None, index: int | None = None) -> None:
         # Not Minidump.__init__: there is no header or directory. The attributes the base
         # class's stream accessors use are set up empty, and the streams are put in its cache.
         self.path = path
@@ -249,13 +249,15 @@ class Microdump(Minidump):
             raise NotAMicrodump(
                 f"no microdump in the file{fragment}: no '-----BEGIN BREAKPAD MICRODUMP-----' line"
             )
+        if index is None:  # the first that holds anything
+            index = next((i for i, d in enumerate(dumps) if not _empty(d)), 0)
         if not 0 <= index < len(dumps):
             raise NotAMicrodump(
                 f"the log holds {len(dumps)} microdump{'s' if len(dumps) > 1 else ''}: "
                 f"there is no microdump {index} (0 to {len(dumps) - 1})"
             )
         self.index = index
-        if not any(line.text.strip() for line in dumps[index].records):
+        if _empty(dumps[index]):
             begin = dumps[index].begin
             raise NotAMicrodump(
                 f"the microdump at line {begin.number} is empty: no record follows its BEGIN line",
@@ -265,7 +267,7 @@ class Microdump(Minidump):
         self.info: MicrodumpInfo = self._build()
 
     @classmethod
-    def from_bytes(cls, data: bytes | bytearray | memoryview, index: int = 0) -> Microdump:
+    def from_bytes(cls, data: bytes | bytearray | memoryview, index: int | None = None) -> Microdump:
         view = data if isinstance(data, memoryview) else memoryview(data)
         return cls(view.cast("B") if view.format != "B" else view, index=index)
 
@@ -399,7 +401,7 @@ class Microdump(Minidump):
         others = [d for i, d in enumerate(self.log.dumps) if i != self.index]
         if others:
             listed = "; ".join(
-                f"{i} at {d.line_span}{'' if d.end is not None else ' (cut off)'}"
+                f"{i} at {d.line_span}{_state_note(d)}"
                 for i, d in enumerate(self.log.dumps)
                 if i != self.index
             )
@@ -602,6 +604,16 @@ class Microdump(Minidump):
     def __repr__(self) -> str:
         where = str(self.path) if self.path else "<bytes>"
         return f"<Microdump {where} {self.index} of {len(self.log.dumps)}>"
+
+
+def _state_note(text: MicrodumpText) -> str:
+    if _empty(text):
+        return " (empty)"
+    return "" if text.end is not None else " (cut off)"
+
+
+def _empty(text: MicrodumpText) -> bool:
+    return not any(line.text.strip() for line in text.records)
 
 
 def _arch_word(architecture: int) -> str:
