@@ -67,6 +67,16 @@ def test_the_panes_show_the_microdump(microdump_window: MainWindow) -> None:
     assert notes[STACK_START + 0x104].text == "return address of frame 0 → app!caller"
 
 
+def test_a_microdump_without_its_crash_line_says_so(
+    qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes, tmp_path: Path
+) -> None:
+    window = make_window(qtbot, settings, session_symbol_paths=())
+    log = tmp_path / "logcat.txt"
+    log.write_bytes(arm_crash(crash=None).to_bytes())
+    load(qtbot, window.session, log)
+    assert window.summary_pane.headline.text() == "Crash (no reason recorded) at 0x00000000"
+
+
 def test_the_problems_pane_names_the_other_microdump(microdump_window: MainWindow) -> None:
     problems = microdump_window.problem_pane.model.problems
     assert [(p.where, p.code) for p in problems] == [("microdump", "MoreMicrodumps")]
