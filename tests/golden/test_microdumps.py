@@ -41,26 +41,33 @@ def _walk(corpus: Path, cache: Path, name: str, **options: object) -> ProcessSta
         )
 
 
+def _stackwalk(
+    corpus: Path, cache: Path, arch: str, capsys: pytest.CaptureFixture[str], *options: str
+) -> str:
+    """`crash-inspector stackwalk OPTIONS microdump-ARCH.dmp symbols`: its standard output."""
+    folder = corpus / MICRODUMPS
+    args = ["stackwalk", *options, "--symbols-cache", str(cache)]
+    assert cli.main([*args, str(folder / f"microdump-{arch}.dmp"), str(folder / "symbols")]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    return out
+
+
 @pytest.mark.parametrize("arch", ["arm", "arm64"])
 def test_machine_is_breakpads_byte_for_byte(
     corpus_dir: Path, symbols_cache: Path, arch: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = corpus_dir / MICRODUMPS
-    args = ["stackwalk", "--machine", "--symbols-cache", str(symbols_cache)]
-    assert cli.main([*args, str(folder / f"microdump-{arch}.dmp"), str(folder / "symbols")]) == 0
-    out, err = capsys.readouterr()
-    expected = (folder / "expected" / f"microdump.stackwalk.machine_readable-{arch}.out").read_bytes()
-    assert out.encode() == expected and err == ""
+    out = _stackwalk(corpus_dir, symbols_cache, arch, capsys, "--machine")
+    expected = corpus_dir / MICRODUMPS / "expected" / f"microdump.stackwalk.machine_readable-{arch}.out"
+    assert out.encode() == expected.read_bytes()
 
 
 def test_an_explicit_policy_applies_to_microdumps_too(
     corpus_dir: Path, symbols_cache: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """rust-minidump's arm64 rules walk two frame records past libc.so, where Breakpad's stop."""
-    folder = corpus_dir / MICRODUMPS
-    args = ["stackwalk", "--machine", "--symbols-cache", str(symbols_cache), "--policy", "rust-minidump"]
-    assert cli.main([*args, str(folder / "microdump-arm64.dmp"), str(folder / "symbols")]) == 0
-    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("0|")]
+    out = _stackwalk(corpus_dir, symbols_cache, "arm64", capsys, "--machine", "--policy", "rust-minidump")
+    rows = [line for line in out.splitlines() if line.startswith("0|")]
     assert len(rows) == 11 and rows[9] == "0|9|breakpad_unittests||||0x23500"
 
 
@@ -91,11 +98,8 @@ def _frames(text: str) -> list[tuple[str, dict[str, str], str]]:
 def test_human_carries_breakpads_frames(
     corpus_dir: Path, symbols_cache: Path, arch: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = corpus_dir / MICRODUMPS
-    args = ["stackwalk", "--human", "--symbols-cache", str(symbols_cache)]
-    assert cli.main([*args, str(folder / f"microdump-{arch}.dmp"), str(folder / "symbols")]) == 0
-    ours = _frames(capsys.readouterr().out)
-    breakpad = _frames((folder / "expected" / f"microdump.stackwalk-{arch}.out").read_text())
+    ours = _frames(_stackwalk(corpus_dir, symbols_cache, arch, capsys, "--human"))
+    breakpad = _frames((corpus_dir / MICRODUMPS / "expected" / f"microdump.stackwalk-{arch}.out").read_text())
     assert len(ours) == len(breakpad) == {"arm": 8, "arm64": 9}[arch]
     assert ours == breakpad
 

@@ -58,13 +58,23 @@ def _frame_record_stack(
 LR_RECOVERY = WalkOptions(arm64_lr_recovery=True)
 
 
+@pytest.mark.parametrize("recovery", [False, True], ids=["0.25", "lr-recovery"])
 @pytest.mark.parametrize("old", [False, True], ids=["new-layout", "old-layout"])
-def test_arm64_frame_pointer(tmp_path: Path, old: bool) -> None:
-    """Assume normal frames: fp' = *fp, pc = *(fp+8), sp' = fp+16 (both context layouts)."""
+def test_arm64_frame_pointer(tmp_path: Path, old: bool, recovery: bool) -> None:
+    """Assume normal frames: fp' = *fp, pc = *(fp+8), sp' = fp+16 (both context layouts).
+
+    With `arm64_lr_recovery` (rust-minidump after 0.25) the caller's lr is read from its own
+    frame record too; by default (0.25) it stays unknown and is not read.
+    """
     ret1, ret2 = MODULE2 + 0x100, MODULE2 + 0x900
     stack, (frame0_fp, frame1_fp, frame2_fp, frame1_sp, frame2_sp) = _frame_record_stack(ret1, ret2)
     walk = case(tmp_path, old=old).walk(
-        stack, options=LR_RECOVERY, pc=MODULE1 + 0x5510, lr=0x1FE0FE10, fp=frame0_fp.value, sp=STACK_START
+        stack,
+        options=WalkOptions(arm64_lr_recovery=recovery),
+        pc=MODULE1 + 0x5510,
+        lr=0x1FE0FE10,
+        fp=frame0_fp.value,
+        sp=STACK_START,
     )
     assert [f.trust for f in walk.frames] == [
         FrameTrust.CONTEXT,
@@ -73,12 +83,13 @@ def test_arm64_frame_pointer(tmp_path: Path, old: bool) -> None:
     ]
     f1, f2 = walk.frames[1], walk.frames[2]
     assert f1.context.layout is walk.frames[0].context.layout
-    assert f1.context.valid == {"pc", "fp", "sp", "lr"}  # lr from the caller's own frame record
+    lr = {"lr"} if recovery else set()
+    assert f1.context.valid == {"pc", "fp", "sp", *lr}
     assert (f1.context.get("pc"), f1.context.get("sp"), f1.context.get("fp"), f1.context.get("lr")) == (
         ret1,
         frame1_sp.value,
         frame1_fp.value,
-        ret2,
+        ret2 if recovery else None,  # lr from the caller's own frame record
     )
     assert f1.instruction == ret1 - 4
     assert (f2.context.get("pc"), f2.context.get("sp"), f2.context.get("fp")) == (
@@ -86,45 +97,19 @@ def test_arm64_frame_pointer(tmp_path: Path, old: bool) -> None:
         frame2_sp.value,
         frame2_fp.value,
     )
-    assert (
-        f2.context.valid == {"pc", "fp", "sp", "lr"} and f2.context.get("lr") == 0
-    )  # frame 2's record: 0, 0
+    assert f2.context.valid == {"pc", "fp", "sp", *lr}
+    assert f2.context.get("lr") == (0 if recovery else None)  # frame 2's record: 0, 0
     detail = walk.chosen(1).detail
     assert isinstance(detail, FramePointerDetail)
     assert [w.role for w in detail.probes[0].reads] == [
         "caller fp",
         "return address",
-        "caller lr (from the caller's frame record)",
+        *(["caller lr (from the caller's frame record)"] if recovery else []),
     ]
     # frame 2's record holds pc 0: the frame-pointer step itself rejects it, and nothing else works
     assert walk.termination.reason is TerminationReason.NO_CALLER
     fp = walk.termination.failed_attempts[1]
     assert (fp.strategy, fp.reason) == (Strategy.FRAME_POINTER, "implausible return address")
-
-
-@pytest.mark.parametrize("old", [False, True], ids=["new-layout", "old-layout"])
-def test_arm64_frame_pointer_by_default_leaves_lr_unknown(tmp_path: Path, old: bool) -> None:
-    """rust-minidump 0.25 (the default): the same frames, but the caller's lr is not read or known."""
-    ret1, ret2 = MODULE2 + 0x100, MODULE2 + 0x900
-    stack, (frame0_fp, frame1_fp, _, frame1_sp, _) = _frame_record_stack(ret1, ret2)
-    walk = case(tmp_path, old=old).walk(
-        stack, pc=MODULE1 + 0x5510, lr=0x1FE0FE10, fp=frame0_fp.value, sp=STACK_START
-    )
-    assert [f.trust for f in walk.frames] == [
-        FrameTrust.CONTEXT,
-        FrameTrust.FRAME_POINTER,
-        FrameTrust.FRAME_POINTER,
-    ]
-    f1 = walk.frames[1]
-    assert f1.context.valid == {"pc", "fp", "sp"}
-    assert (f1.context.get("pc"), f1.context.get("sp"), f1.context.get("fp")) == (
-        ret1,
-        frame1_sp.value,
-        frame1_fp.value,
-    )
-    detail = walk.chosen(1).detail
-    assert isinstance(detail, FramePointerDetail)
-    assert [w.role for w in detail.probes[0].reads] == ["caller fp", "return address"]
 
 
 def test_arm64_pac_signed_return_address(tmp_path: Path) -> None:
