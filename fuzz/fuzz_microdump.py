@@ -20,7 +20,7 @@ from _seeds import corpus_argument
 
 with atheris.instrument_imports(include=["inspector"]):
     from inspector.core.errors import InspectorError
-    from inspector.core.microdump import Microdump
+    from inspector.core.microdump.dump import Microdump
     from inspector.core.process import ProcessOptions, process
     from inspector.core.report.human import render_human
     from inspector.core.report.json_report import render_json

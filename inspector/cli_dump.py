@@ -48,16 +48,16 @@ def run(argv: list[str]) -> int:
     if isinstance(args, int):
         return args
 
-    from inspector.core.dumpfile import open_any_dump
-    from inspector.core.microdump import Microdump
+    from inspector.core.dumpfile import as_microdump, open_any_dump
     from inspector.core.report.dump_text import render_dump
 
     def report() -> str:
         with open_any_dump(args.file, microdump_index=args.microdump_index) as dump:
-            if isinstance(dump, Microdump):
+            microdump = as_microdump(dump)
+            if microdump is not None:
                 from inspector.core.report.microdump_text import render_microdump
 
-                return render_microdump(dump)
+                return render_microdump(microdump)
             return render_dump(dump, additions=not args.no_additions)
 
     # open_any_dump's errors name the file as it resolved the path

@@ -13,13 +13,20 @@ import enum
 import mmap
 import os
 import stat
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspector.core.errors import MinidumpError
-from inspector.core.microdump import Microdump
 from inspector.core.microdump.log import BEGIN, END, is_microdump, mentions_microdump
 from inspector.core.minidump import Minidump
 from inspector.core.minidump.errors import UnreadableFile
+
+if TYPE_CHECKING:
+    from inspector.core.microdump.dump import Microdump
+
+#: The microdump reader's module: imported only when a microdump is opened.
+_READER = "inspector.core.microdump.dump"
 
 #: How much of a file `sniff_dump_kind` needs to see.
 SNIFF_BYTES = 64 * 1024
@@ -51,6 +58,8 @@ def open_any_dump(path: str | os.PathLike[str], *, microdump_index: int | None =
     head = _head(p)
     if head[:4] in (b"MDMP", b"PMDM") or not (mentions_microdump(head) or _later_mentions_microdump(p)):
         return Minidump.open(p)
+    from inspector.core.microdump.dump import Microdump
+
     try:
         data = p.read_bytes()
     except OSError as exc:
@@ -59,6 +68,15 @@ def open_any_dump(path: str | os.PathLike[str], *, microdump_index: int | None =
         return Microdump(memoryview(data), path=p, index=microdump_index)
     except MinidumpError as exc:
         raise type(exc)(f"{p}: {exc.message}", offset=exc.offset) from None
+
+
+def as_microdump(dump: Minidump) -> Microdump | None:
+    """`dump` if it is a microdump, else None: without importing the reader when none was read."""
+    reader = sys.modules.get(_READER)
+    if reader is None:  # no microdump was ever opened, so this is none
+        return None
+    microdump: Microdump | None = dump if isinstance(dump, reader.Microdump) else None
+    return microdump
 
 
 def _head(p: Path) -> bytes:

@@ -49,8 +49,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
-from inspector.core.dumpfile import open_any_dump
-from inspector.core.microdump import Microdump, MicrodumpInfo
+from inspector.core.dumpfile import as_microdump, open_any_dump
 from inspector.core.minidump import (
     CpuContext,
     DirectoryEntry,
@@ -83,6 +82,7 @@ from inspector.core.types import AddressRange, Cpu, Os
 
 if TYPE_CHECKING:
     from inspector.core.analysis import CodeBytesProvider, CrashAnalysis
+    from inspector.core.microdump.dump import MicrodumpInfo
     from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
 from inspector.core.unwind import (
     CallStack,
@@ -405,7 +405,7 @@ def process_events(
 
 def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> Iterator[ProcessEvent]:
     dump.parse_all()
-    if isinstance(dump, Microdump) and options.microdump_policy is not None:
+    if as_microdump(dump) is not None and options.microdump_policy is not None:
         # Breakpad's microdump_stackwalk is the reference for microdumps (rust-minidump reads none)
         options = replace(options, walk=replace(options.walk, policy=options.microdump_policy))
     _check_usable(dump)
@@ -867,7 +867,7 @@ def _unwalked_state(
         problems=tuple(problems),
         walk_options=options.walk,
         analysis=analysis,
-        microdump=dump.info if isinstance(dump, Microdump) else None,
+        microdump=None if (microdump := as_microdump(dump)) is None else microdump.info,
     )
 
 

@@ -23,7 +23,7 @@ import pytest
 
 from inspector import cli
 from inspector.core.dumpfile import open_any_dump
-from inspector.core.microdump import Microdump
+from inspector.core.microdump.dump import Microdump
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.types import Cpu
 from inspector.core.unwind import FrameTrust, WalkOptions, WalkPolicy

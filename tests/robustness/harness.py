@@ -27,7 +27,7 @@ from pathlib import Path
 
 from inspector.core.dumpfile import open_any_dump
 from inspector.core.errors import InspectorError
-from inspector.core.microdump import Microdump
+from inspector.core.microdump.dump import Microdump
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.report.dump_text import render_dump
 from inspector.core.report.human import render_human

@@ -22,8 +22,8 @@ symbol files, symbol files rust-minidump would refuse, walks cut short).
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from inspector.core.microdump import MicrodumpInfo
 from inspector.core.minidump import CpuContext, basename
 from inspector.core.process import ModuleEntry, ProcessState
 from inspector.core.report.analysis_text import human_lines, shown_analysis
@@ -36,6 +36,9 @@ from inspector.core.unwind import (
     StackFrame,
     TerminationReason,
 )
+
+if TYPE_CHECKING:
+    from inspector.core.microdump.dump import MicrodumpInfo
 
 
 def render_human(

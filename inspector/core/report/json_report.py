@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from inspector.core.microdump import MicrodumpInfo
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
 from inspector.core.report.analysis_text import crash_info_fields, shown_analysis
 from inspector.core.types import format_address
 from inspector.core.unwind import CallStack, StackFrame
+
+if TYPE_CHECKING:
+    from inspector.core.microdump.dump import MicrodumpInfo
 
 JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
 

@@ -9,7 +9,7 @@ range map cut it, and every problem found.
 
 from __future__ import annotations
 
-from inspector.core.microdump import Microdump, MicrodumpModuleList
+from inspector.core.microdump.dump import Microdump, MicrodumpModuleList
 from inspector.core.report.dump_text import context_text
 
 

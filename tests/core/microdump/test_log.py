@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.core.microdump import scan_log
+from inspector.core.microdump.log import scan_log
 from tests.synth.microdump import BEGIN, END, arm_crash, brief_prefix, threadtime_prefix
 
 RECORDS = arm_crash().lines()[1:-1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.core.microdump import Microdump, MicrodumpModuleList, NotAMicrodump
+from inspector.core.microdump.dump import Microdump, MicrodumpModuleList, NotAMicrodump
 from inspector.core.minidump import ContextLayout
 from inspector.core.types import Cpu, Os
 from tests.synth.microdump import (

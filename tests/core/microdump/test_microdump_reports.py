@@ -9,7 +9,7 @@ import pytest
 
 from inspector import cli
 from inspector.core.dumpfile import DumpKind, open_any_dump, sniff_dump_kind
-from inspector.core.microdump import Microdump
+from inspector.core.microdump.dump import Microdump
 from inspector.core.minidump import Minidump, NotAMinidump
 from inspector.core.process import ProcessOptions, process
 from inspector.core.report.human import render_human
@@ -145,3 +145,19 @@ def test_stackwalk_and_dump_commands(files: tuple[Path, Path], capsys: pytest.Ca
         and "R  crash          = signal 6 SIGABRT" in out
     )
     assert "CONTEXT_ARM\n  context_flags" in out and "MoreMicrodumps" in out
+
+
+def test_walking_a_minidump_does_not_import_the_microdump_reader() -> None:
+    """The headless start-up matters: only sniffing is paid for when no microdump is opened."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from inspector.core.process import ProcessOptions, process\n"
+        "from inspector.core.report.human import render_human\n"
+        f"render_human(process({str(EXAMPLE)!r}, ProcessOptions(use_symbols_cache=False)))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('inspector.core.microdump')))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "['inspector.core.microdump', 'inspector.core.microdump.log']"
