@@ -33,6 +33,16 @@ def _dumps() -> list[bytes]:
     return seeds + synthetic_dump_bytes()
 
 
+def _microdumps() -> list[bytes]:
+    """The synthetic microdumps of the robustness suite, alone, two in one log, and damaged a little."""
+    try:
+        from tests.robustness.microdump_damage import synthetic_microdump_bytes
+    except ImportError:  # an sdist without tests: no microdump of our own to start from
+        return [b"W/google-breakpad( 1): -----BEGIN BREAKPAD MICRODUMP-----\n"]
+    seeds = synthetic_microdump_bytes()
+    return [*seeds, seeds[0] + seeds[1], seeds[0][: len(seeds[0]) // 2], seeds[0].replace(b"\n", b"\r\n")]
+
+
 def _syms() -> list[bytes]:
     paths = sorted(EXAMPLES.glob("symbols/**/*.sym")) + sorted(CRASHES.glob("*/symbols/**/*.sym"))
     seeds = []
@@ -58,12 +68,12 @@ def _postfix() -> list[bytes]:
 
 
 def prepare(kind: str, directory: str | Path) -> Path:
-    """Write the seeds of `kind` ("minidump", "symbols", "postfix") into `directory` if it is empty."""
+    """Write the seeds of `kind` ("minidump", "microdump", "symbols", "postfix") into `directory` if empty."""
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     if any(target.iterdir()):
         return target
-    make = {"minidump": _dumps, "symbols": _syms, "postfix": _postfix}[kind]
+    make = {"minidump": _dumps, "microdump": _microdumps, "symbols": _syms, "postfix": _postfix}[kind]
     for seed in make():
         name = hashlib.sha1(seed).hexdigest()
         (target / name).write_bytes(seed[:MAX_SEED])
@@ -74,5 +84,6 @@ def corpus_argument(kind: str, argv: list[str]) -> None:
     """Seed the first corpus directory on the command line (libFuzzer's first positional argument)."""
     for arg in argv[1:]:
         if not arg.startswith("-"):
-            prepare(kind, arg)
+            if not Path(arg).is_file():  # a file is an input to replay, not a corpus
+                prepare(kind, arg)
             return

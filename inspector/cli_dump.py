@@ -1,4 +1,4 @@
-"""`crash-inspector dump FILE`: print every stream of a minidump (no Qt, no numpy)."""
+"""`crash-inspector dump FILE`: print every stream of a minidump, or every record of a microdump (no Qt)."""
 
 from __future__ import annotations
 
@@ -18,10 +18,22 @@ def _parser() -> argparse.ArgumentParser:
             "memory region lists (no hex dumps), exception, system and misc info, Linux /proc copies "
             "verbatim, "
             "then what rust-minidump does not show: unknown streams, salvaged damaged streams and a list of "
-            "problems. The first part matches `minidump-stackwalk --dump --brief`."
+            "problems. The first part matches `minidump-stackwalk --dump --brief`. For a microdump: each "
+            "of its records as read (product, OS, crash, GPU, stack regions, CPU context, modules) and its "
+            "problems."
         ),
     )
-    parser.add_argument("file", metavar="FILE", help="the minidump (.dmp) to print")
+    parser.add_argument(
+        "file", metavar="FILE", help="the minidump (.dmp) to print, or a log holding a Breakpad microdump"
+    )
+    parser.add_argument(
+        "--microdump-index",
+        type=int,
+        metavar="N",
+        default=None,
+        help="a log holding several microdumps: print microdump N (0 is the first; by default the "
+        "first that is not empty)",
+    )
     parser.add_argument(
         "--no-additions",
         action="store_true",
@@ -36,12 +48,17 @@ def run(argv: list[str]) -> int:
     if isinstance(args, int):
         return args
 
-    from inspector.core.minidump import Minidump
+    from inspector.core.dumpfile import as_microdump, open_any_dump
     from inspector.core.report.dump_text import render_dump
 
     def report() -> str:
-        with Minidump.open(args.file) as dump:
+        with open_any_dump(args.file, microdump_index=args.microdump_index) as dump:
+            microdump = as_microdump(dump)
+            if microdump is not None:
+                from inspector.core.report.microdump_text import render_microdump
+
+                return render_microdump(microdump)
             return render_dump(dump, additions=not args.no_additions)
 
-    # Minidump.open's errors name the file as it resolved the path
+    # open_any_dump's errors name the file as it resolved the path
     return print_report(report, input_path=args.file, log=log, what="dump")

@@ -6,6 +6,10 @@ crashing thread), `--json` (rust-minidump's JSON, `--pretty` to indent), `--mach
 how it was found. Exit status: 0 on success, 1 with one line on stderr when the dump cannot
 be used, 2 on a usage error.
 
+DUMP may also be a log holding Breakpad microdumps (decided by content): the first is walked,
+`--microdump-index N` picks another, and by default with Breakpad's policy, since Breakpad's
+`microdump_stackwalk` is the only reference for them.
+
 Symbol servers (`--symbols-url`, repeatable) are asked for what the symbol paths lack; files
 are kept under `--symbols-cache DIR`/symbols (indexes under DIR/index); the bearer token of a
 server comes from `CRASH_INSPECTOR_TOKEN_<HOST>[_<PORT>]`. The HTTP client is imported only
@@ -105,8 +109,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--policy",
         choices=("rust-minidump", "breakpad"),
-        default="rust-minidump",
-        help="unwinding rules where the two reference stackwalkers disagree (default: rust-minidump)",
+        default=None,
+        help="unwinding rules where the two reference stackwalkers disagree (default: rust-minidump for "
+        "minidumps, breakpad for microdumps, which only Breakpad reads)",
+    )
+    parser.add_argument(
+        "--microdump-index",
+        type=int,
+        metavar="N",
+        default=None,
+        help="a log holding several microdumps: walk microdump N (0 is the first; by default the "
+        "first that is not empty; the problems list names the others)",
     )
     parser.add_argument(
         "--analysis-all-cpus",
@@ -119,7 +132,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verbose", action="store_true", help="log what happens (and tracebacks of internal errors)"
     )
-    parser.add_argument("dump", metavar="DUMP", help="the minidump (.dmp)")
+    parser.add_argument(
+        "dump", metavar="DUMP", help="the minidump (.dmp), or a log holding a Breakpad microdump"
+    )
     parser.add_argument(
         "symbol_paths", metavar="SYMBOL_PATH", nargs="*", help="symbol directories or .sym files"
     )
@@ -135,6 +150,8 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("--trace is for the human report")
     if args.symbols_cache and args.no_symbols_cache:
         raise UsageError("--symbols-cache and --no-symbols-cache contradict each other")
+    if args.microdump_index is not None and args.microdump_index < 0:
+        raise UsageError("--microdump-index must be 0 or more")
     if args.max_frames is not None and args.max_frames < 1:
         raise UsageError("--max-frames must be at least 1")
     if not args.symbols_download_timeout > 0:
@@ -192,10 +209,13 @@ def _servers(args: argparse.Namespace, cache: Path | None) -> SymbolServerOption
 
 
 def _report(args: argparse.Namespace) -> str:
+    from inspector.core.dumpfile import open_any_dump
     from inspector.core.process import ProcessOptions, process
     from inspector.core.unwind import WalkOptions, WalkPolicy
 
-    walk = WalkOptions(policy=WalkPolicy(args.policy), max_frames=args.max_frames)
+    # an explicit --policy applies to microdumps too; without it each format gets its reference's
+    policy = WalkPolicy.RUST_MINIDUMP if args.policy is None else WalkPolicy(args.policy)
+    walk = WalkOptions(policy=policy, max_frames=args.max_frames)
     cache = Path(args.symbols_cache) if args.symbols_cache else None
     options = ProcessOptions(
         symbol_paths=(*args.symbol_paths, *args.symbols_path),
@@ -203,8 +223,10 @@ def _report(args: argparse.Namespace) -> str:
         use_symbols_cache=not args.no_symbols_cache,
         walk=walk,
         symbol_servers=_servers(args, cache),
+        microdump_policy=WalkPolicy.BREAKPAD if args.policy is None else None,
     )
-    state = process(args.dump, options)
+    with open_any_dump(args.dump, microdump_index=args.microdump_index) as dump:
+        state = process(dump, options)
     if args.format == "json":
         from inspector.core.report.json_report import render_json
 

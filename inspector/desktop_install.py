@@ -4,12 +4,12 @@
 (`$XDG_DATA_HOME`, else `~/.local/share`):
 
     applications/<APP_ID>.desktop                 Exec= the absolute path of this launcher
-    mime/packages/<APP_ID>.xml                    the application/x-minidump type
+    mime/packages/<APP_ID>.xml                    application/x-minidump, text/x-breakpad-microdump
     icons/hicolor/scalable/apps/<APP_ID>.svg      the icon
     icons/hicolor/<N>x<N>/apps/<APP_ID>.png       the icon rendered with Qt, for desktops without SVG
 
 then refreshes the MIME and desktop databases and makes the entry the default
-handler of minidumps (`update-mime-database`, `update-desktop-database`,
+handler of minidumps and microdumps (`update-mime-database`, `update-desktop-database`,
 `xdg-mime default`), each only when installed: a missing or failing tool is
 reported and skipped, never fatal. `--uninstall-desktop` removes those files
 (every name is ours: they carry the app id), takes the entry out of
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.cli import EXIT_OK, EXIT_UNUSABLE, EXIT_USAGE
-from inspector.resources import APP_ID, MINIDUMP_MIME_TYPE, app_icon, desktop_files_dir
+from inspector.resources import APP_ID, MICRODUMP_MIME_TYPE, MINIDUMP_MIME_TYPE, app_icon, desktop_files_dir
 
 #: PNG sizes for icon themes; the SVG covers desktops that scale icons themselves.
 PNG_SIZES = (16, 24, 32, 48, 64, 128, 256)
@@ -213,8 +213,8 @@ def install(files: DesktopFiles, command: Sequence[str], report: Report) -> None
     _render_pngs(files, report)
     _refresh(files, report)
     _run_tool(
-        ["xdg-mime", "default", DESKTOP_ID, MINIDUMP_MIME_TYPE],
-        f"making Crash Inspector the default application for {MINIDUMP_MIME_TYPE}",
+        ["xdg-mime", "default", DESKTOP_ID, MINIDUMP_MIME_TYPE, MICRODUMP_MIME_TYPE],
+        f"making Crash Inspector the default application for {MINIDUMP_MIME_TYPE} and {MICRODUMP_MIME_TYPE}",
         report,
         package="xdg-utils",
     )

@@ -19,6 +19,8 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 APP_ID = "io.github.crashinspector.CrashInspector"
 #: The shared-mime-info type of minidumps (see packaging/linux/*-mime.xml for why this name).
 MINIDUMP_MIME_TYPE = "application/x-minidump"
+#: Breakpad microdumps (Android logcat text), recognised by their BEGIN line.
+MICRODUMP_MIME_TYPE = "text/x-breakpad-microdump"
 
 
 def _find(relative: str, marker: str) -> Path:

@@ -28,7 +28,13 @@ from inspector.desktop_install import (
     remove_associations,
     uninstall,
 )
-from inspector.resources import APP_ID, MINIDUMP_MIME_TYPE, desktop_files_dir, sample_dump
+from inspector.resources import (
+    APP_ID,
+    MICRODUMP_MIME_TYPE,
+    MINIDUMP_MIME_TYPE,
+    desktop_files_dir,
+    sample_dump,
+)
 from tests.conftest import REPO
 
 #: variables that make xdg-utils talk to a particular desktop instead of its generic code
@@ -146,6 +152,31 @@ def test_install_makes_minidumps_ours_and_uninstall_removes_everything(xdg: Xdg,
         assert APP_ID.encode() not in text and MINIDUMP_MIME_TYPE.encode() not in text, path
     assert not (xdg.config / "mimeapps.list").exists()  # xdg-mime wrote it only for us
     assert xdg.run("xdg-mime", "query", "default", MINIDUMP_MIME_TYPE).stdout.strip() == ""
+
+
+def test_microdumps_are_found_by_content_whatever_their_name(xdg: Xdg, tmp_path: Path) -> None:
+    """A logcat excerpt with a microdump is ours as .txt, .log, .dmp or nameless; other text stays text.
+
+    GLib (gio) takes a single glob match as final without looking at the content, so there a
+    .txt or .log file keeps its glob's type; the .dmp glob is shared (sniffed), a bare name too.
+    """
+    need("update-mime-database", "xdg-mime", "gio", "mimetype")
+    from tests.synth.microdump import arm_crash, threadtime_prefix
+
+    install(xdg.files, [str(tmp_path / "crash-inspector")], lambda line: None)
+    log = b"".join(b"02-23 15:49:14.700   801   820 I ActivityManager: line %d\n" % i for i in range(20))
+    for name in ("logcat.txt", "crash.log", "microdump.dmp", "no-extension"):
+        path = tmp_path / name
+        path.write_bytes(log + arm_crash().to_bytes(threadtime_prefix(1740)))
+        assert xdg.run("xdg-mime", "query", "filetype", str(path)).stdout.strip() == MICRODUMP_MIME_TYPE, name
+        gio = xdg.run("gio", "info", "--attributes=standard::content-type", str(path)).stdout
+        by_glob = {"logcat.txt": "text/plain", "crash.log": "text/x-log"}.get(name, MICRODUMP_MIME_TYPE)
+        assert f"standard::content-type: {by_glob}\n" in gio, name
+        assert xdg.run("mimetype", "--brief", str(path)).stdout.strip() == MICRODUMP_MIME_TYPE, name
+    plain = tmp_path / "notes.txt"
+    plain.write_bytes(log)
+    assert xdg.run("xdg-mime", "query", "filetype", str(plain)).stdout.strip() == "text/plain"
+    assert xdg.run("xdg-mime", "query", "default", MICRODUMP_MIME_TYPE).stdout.strip() == DESKTOP_ID
 
 
 def test_desktops_sniff_the_type_like_xdg_mime(xdg: Xdg, tmp_path: Path) -> None:

@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from inspector import __version__, app
-from inspector.resources import APP_ID, MINIDUMP_MIME_TYPE, app_icon, desktop_files_dir, sample_dump
+from inspector.resources import (
+    APP_ID,
+    MICRODUMP_MIME_TYPE,
+    MINIDUMP_MIME_TYPE,
+    app_icon,
+    desktop_files_dir,
+    sample_dump,
+)
 
 LINUX = desktop_files_dir()
 DESKTOP = LINUX / f"{APP_ID}.desktop"
@@ -48,7 +55,7 @@ def test_one_app_id_everywhere() -> None:
     entry = desktop_entry()
     assert entry["Icon"] == APP_ID
     assert entry["Exec"] == "crash-inspector %f" and entry["TryExec"] == "crash-inspector"
-    assert MINIDUMP_MIME_TYPE in entry["MimeType"].split(";")
+    assert {MINIDUMP_MIME_TYPE, MICRODUMP_MIME_TYPE} <= set(entry["MimeType"].split(";"))
     assert "Development" in entry["Categories"].split(";") and "Debugger" in entry["Categories"].split(";")
     # X11 window managers match this against the WM_CLASS Qt sets from the application name
     assert entry["StartupWMClass"] == app.APPLICATION
@@ -56,19 +63,26 @@ def test_one_app_id_everywhere() -> None:
     component = ET.parse(METAINFO).getroot()
     assert component.findtext("id") == APP_ID
     assert component.findtext("launchable") == DESKTOP.name
-    assert component.findtext("provides/mediatype") == MINIDUMP_MIME_TYPE
+    mediatypes = [e.text for e in component.findall("provides/mediatype")]
+    assert mediatypes == [MINIDUMP_MIME_TYPE, MICRODUMP_MIME_TYPE]
     assert component.find("releases/release").get("version") == __version__  # type: ignore[union-attr]
 
     mime = ET.parse(MIME).getroot()
-    assert [t.get("type") for t in mime.findall("m:mime-type", MIME_NS)] == [MINIDUMP_MIME_TYPE]
+    assert [t.get("type") for t in mime.findall("m:mime-type", MIME_NS)] == [
+        MINIDUMP_MIME_TYPE,
+        MICRODUMP_MIME_TYPE,
+    ]
     assert app_icon().name == f"{APP_ID}.svg" and app_icon().is_file()
 
 
 def _matches(rule: ET.Element, data: bytes) -> bool:
     """One shared-mime-info <match> (the kinds our file uses), with its nested matches."""
-    offset, value = int(rule.get("offset", "0")), rule.get("value", "")
+    first, _, last = rule.get("offset", "0").partition(":")
+    offset, value = int(first), rule.get("value", "")
     kind = rule.get("type")
-    if kind == "string":
+    if kind == "string" and last:  # a range of offsets: the string may start anywhere in it
+        found = value.encode() in data[offset : int(last) + len(value)]
+    elif kind == "string":
         found = data[offset : offset + len(value)] == value.encode()
     elif kind in ("little16", "big16"):
         field = data[offset : offset + 2]
@@ -81,8 +95,8 @@ def _matches(rule: ET.Element, data: bytes) -> bool:
     return found and (not children or any(_matches(child, data) for child in children))
 
 
-def _sniffed(data: bytes) -> bool:
-    magic = ET.parse(MIME).getroot().find("m:mime-type/m:magic", MIME_NS)
+def _sniffed(data: bytes, mime_type: str = MINIDUMP_MIME_TYPE) -> bool:
+    magic = ET.parse(MIME).getroot().find(f"m:mime-type[@type='{mime_type}']/m:magic", MIME_NS)
     assert magic is not None
     return any(_matches(rule, data) for rule in magic.findall("m:match", MIME_NS))
 
@@ -96,6 +110,22 @@ def test_the_magic_recognises_minidumps_of_either_byte_order_and_nothing_else() 
     assert not _sniffed(b"MDMP" + b"\x00" * 28)  # the signature alone, with another format version
     assert not _sniffed(b"\xd4\xc3\xb2\xa1" + bytes(28))  # a pcap, which shares the .dmp glob
     assert not _sniffed(b"PAGEDU64" + bytes(24))  # a Windows kernel dump, also called .dmp
+
+
+def test_the_magic_recognises_microdumps_in_logs_and_nothing_else() -> None:
+    from tests.synth.microdump import arm_crash, threadtime_prefix
+
+    log = b"".join(b"02-23 15:49:14.700   801   820 I ActivityManager: line %d\n" % i for i in range(60))
+    for data in (
+        arm_crash().to_bytes(),
+        log + arm_crash().to_bytes(threadtime_prefix(1740)),
+        arm_crash().to_bytes(""),
+    ):
+        assert _sniffed(data[:8192], MICRODUMP_MIME_TYPE)
+        assert not _sniffed(data)  # not a minidump
+    assert not _sniffed(sample_dump().read_bytes()[:8192], MICRODUMP_MIME_TYPE)
+    assert not _sniffed(log * 3 + arm_crash().to_bytes(), MICRODUMP_MIME_TYPE)  # past the first 8 KB
+    assert not _sniffed(b"-----BEGIN PGP SIGNED MESSAGE-----\n", MICRODUMP_MIME_TYPE)
 
 
 def test_the_icon_renders_at_desktop_sizes() -> None:

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.dumpfile import as_microdump, open_any_dump
 from inspector.core.minidump import (
     CpuContext,
     DirectoryEntry,
@@ -82,6 +83,7 @@ from inspector.core.types import AddressRange, Cpu, Os
 
 if TYPE_CHECKING:
     from inspector.core.analysis import CodeBytesProvider, CrashAnalysis
+    from inspector.core.microdump.dump import MicrodumpInfo
     from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
 from inspector.core.unwind import (
     CallStack,
@@ -92,6 +94,7 @@ from inspector.core.unwind import (
     TerminationReason,
     WalkEnvironment,
     WalkOptions,
+    WalkPolicy,
     walk_stack,
 )
 
@@ -111,6 +114,8 @@ class ProcessOptions:
     server, so it is off by default; modules without a debug id are always looked up by code id).
     `symbol_servers`: servers to download missing symbol files from, into a download
     cache searched after the symbol paths (None or no servers and no cache: none).
+    `microdump_policy`: the walk policy for microdumps, which only Breakpad reads (None:
+    `walk.policy`, as for minidumps).
     """
 
     symbol_paths: tuple[str | os.PathLike[str], ...] = ()
@@ -122,6 +127,7 @@ class ProcessOptions:
     #: where the crash analysis reads code the dump lacks (None: module files at their recorded
     #: path or by name in the symbol paths, identity checked; () reads none)
     code_providers: tuple[CodeBytesProvider, ...] | None = None
+    microdump_policy: WalkPolicy | None = WalkPolicy.BREAKPAD
 
     @property
     def uses_servers(self) -> bool:
@@ -302,11 +308,12 @@ class ProcessState:
     walk_options: WalkOptions = field(default_factory=WalkOptions)
     walked: bool = False
     analysis: CrashAnalysis | None = None  # the crashing instruction & co. (inspector.core.analysis)
+    microdump: MicrodumpInfo | None = None  # what only a microdump says (None for a minidump)
 
     @property
     def main_module(self) -> int | None:
-        """rust-minidump's main module: the first of the module list."""
-        return 0 if self.modules else None
+        """rust-minidump's main module: the first of the module list (none in a microdump, as in Breakpad)."""
+        return 0 if self.modules and self.microdump is None else None
 
     @property
     def crashed(self) -> bool:
@@ -393,7 +400,7 @@ def process_events(
     if isinstance(dump, Minidump):
         yield from _process(dump, options, cancel)
         return
-    opened = Minidump.open(dump)
+    opened = open_any_dump(dump)
     try:
         yield from _process(opened, options, cancel)
     finally:
@@ -402,6 +409,9 @@ def process_events(
 
 def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> Iterator[ProcessEvent]:
     dump.parse_all()
+    if as_microdump(dump) is not None and options.microdump_policy is not None:
+        # Breakpad's microdump_stackwalk is the reference for microdumps (rust-minidump reads none)
+        options = replace(options, walk=replace(options.walk, policy=options.microdump_policy))
     _check_usable(dump)
     # With servers the walk runs on a helper thread; its own token lets us stop it when
     # our consumer stops early (the caller's token cancels it too).
@@ -861,6 +871,7 @@ def _unwalked_state(
         problems=tuple(problems),
         walk_options=options.walk,
         analysis=analysis,
+        microdump=None if (microdump := as_microdump(dump)) is None else microdump.info,
     )
 
 

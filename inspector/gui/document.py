@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from inspector.core.dumpfile import as_microdump
 from inspector.core.minidump import CpuContext, MemoryRegion, MemoryView, Minidump, ModuleList
 from inspector.core.minidump.errors import StreamProblem
 from inspector.core.minidump.format import StreamType, stream_type_name
@@ -649,10 +650,13 @@ class Document:
 
     def problems(self) -> list[Problem]:
         """The reader's problems, unusable symbol paths, the stackwalker's, damaged or unreadable symbols."""
+        # a microdump's problems are about its lines (the message says which), not a directory
+        dump = self.snapshot.dump
+        unstreamed = "microdump" if dump is not None and as_microdump(dump) is not None else "directory"
         out = [
             Problem(
                 "dump",
-                "directory" if p.stream_type is None else _stream_name(p.stream_type),
+                unstreamed if p.stream_type is None else _stream_name(p.stream_type),
                 p.message,
                 p.code,
             )

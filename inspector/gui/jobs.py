@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 from inspector.core import process as core
 from inspector.core.cancel import CancelToken
+from inspector.core.dumpfile import open_any_dump
 from inspector.core.errors import Cancelled, InspectorError
-from inspector.core.minidump import Minidump
 from inspector.core.symbols import IndexCache, PathProblem, SymbolServerOptions, SymbolSupplier
 from inspector.core.symbols.http_fetch import redacted
 from inspector.gui.document import AnalysisRequest, DumpSnapshot, ModuleSymbolState, SymbolLoadState
@@ -130,7 +130,7 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Iterator[obje
     A damaged dump is not an error: the snapshot lists its problems.
     """
     cancel.check()
-    dump = Minidump.open(request.dump_path)
+    dump = open_any_dump(request.dump_path)  # a minidump, or the first microdump of a log
     try:
         snapshot = DumpSnapshot.from_dump(dump)
     except BaseException:

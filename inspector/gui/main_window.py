@@ -58,7 +58,10 @@ from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
 log = logging.getLogger(__name__)
 
 WINDOW_TITLE = "Crash Inspector"
-DUMP_FILTER = "Minidumps (*.dmp *.mdmp);;All files (*)"
+DUMP_FILTER = (
+    "Crash dumps (*.dmp *.mdmp *.txt *.log);;Minidumps (*.dmp *.mdmp);;"
+    "Microdump logs (*.txt *.log);;All files (*)"
+)
 DEFAULT_SIZE = (1440, 900)
 STATUS_TIMEOUT_MS = 8000
 
@@ -454,7 +457,9 @@ class MainWindow(QMainWindow):
     @Slot()
     def choose_dump(self) -> None:
         start = self.settings.last_directory
-        name, _ = QFileDialog.getOpenFileName(self, "Open a minidump", str(start or ""), DUMP_FILTER)
+        name, _ = QFileDialog.getOpenFileName(
+            self, "Open a minidump or microdump", str(start or ""), DUMP_FILTER
+        )
         if name:
             self.settings.last_directory = Path(name).parent
             self.open_dump(Path(name))

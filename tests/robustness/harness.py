@@ -25,13 +25,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from inspector.core.dumpfile import open_any_dump
 from inspector.core.errors import InspectorError
-from inspector.core.minidump import Minidump
+from inspector.core.microdump.dump import Microdump
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.report.dump_text import render_dump
 from inspector.core.report.human import render_human
 from inspector.core.report.json_report import json_document, render_json
 from inspector.core.report.machine import render_machine
+from inspector.core.report.microdump_text import render_microdump
 from inspector.core.unwind import WalkOptions
 from tests.robustness.damage import Survivors
 
@@ -134,14 +136,17 @@ def run_library(path: Path, symbol_paths: tuple[Path, ...], cache: Path | None) 
 
 def _run(path: Path, symbol_paths: tuple[Path, ...], cache: Path | None, outcome: Outcome) -> None:
     try:
-        dump = Minidump.open(path)
+        dump = open_any_dump(path)
     except InspectorError as exc:
         outcome.open_error = exc
         return
     try:
         dump.parse_all()
         outcome.reader_problems = len(dump.problems)
-        render_dump(dump)
+        if isinstance(dump, Microdump):
+            render_microdump(dump)
+        else:
+            render_dump(dump)
         try:
             state = process(dump, options_for(symbol_paths, cache))
         except InspectorError as exc:

@@ -179,3 +179,12 @@ def test_load_of_an_unreadable_file(store: Path, monkeypatch: pytest.MonkeyPatch
     result = SymbolSupplier([store]).load(Module("/lib/libfoo.so", "", "libfoo.so", "ABCDEF0"))
     assert result.status is SymbolStatus.UNREADABLE and result.error == "Permission denied"
     assert result.path == store / "libfoo.so" / "ABCDEF0" / "libfoo.so.sym"
+
+
+def test_a_name_too_long_for_the_file_system_is_not_found(store: Path) -> None:
+    """Found by fuzzing microdumps: a 600-byte module name made `Path.is_file` raise ENAMETOOLONG."""
+    name = "lib" + "x" * 600 + ".so"
+    supplier = SymbolSupplier([store], code_id_fallback=True)
+    located = supplier.locate(Module(code_file=name, code_id="abcd", debug_file=name, debug_id=DEBUG_ID))
+    assert located.path is None and len(located.tried) == 2
+    assert supplier.load(Module(debug_file=name, debug_id=DEBUG_ID)).status is SymbolStatus.NOT_FOUND

@@ -54,13 +54,27 @@ def _frame_record_stack(
     return stack, [frame0_fp, frame1_fp, frame2_fp, frame1_sp, frame2_sp]
 
 
+#: rust-minidump after 0.25 (PR #1155): frame-pointer frames also get lr from the caller's record.
+LR_RECOVERY = WalkOptions(arm64_lr_recovery=True)
+
+
+@pytest.mark.parametrize("recovery", [False, True], ids=["0.25", "lr-recovery"])
 @pytest.mark.parametrize("old", [False, True], ids=["new-layout", "old-layout"])
-def test_arm64_frame_pointer(tmp_path: Path, old: bool) -> None:
-    """Assume normal frames: fp' = *fp, pc = *(fp+8), sp' = fp+16 (both context layouts)."""
+def test_arm64_frame_pointer(tmp_path: Path, old: bool, recovery: bool) -> None:
+    """Assume normal frames: fp' = *fp, pc = *(fp+8), sp' = fp+16 (both context layouts).
+
+    With `arm64_lr_recovery` (rust-minidump after 0.25) the caller's lr is read from its own
+    frame record too; by default (0.25) it stays unknown and is not read.
+    """
     ret1, ret2 = MODULE2 + 0x100, MODULE2 + 0x900
     stack, (frame0_fp, frame1_fp, frame2_fp, frame1_sp, frame2_sp) = _frame_record_stack(ret1, ret2)
     walk = case(tmp_path, old=old).walk(
-        stack, pc=MODULE1 + 0x5510, lr=0x1FE0FE10, fp=frame0_fp.value, sp=STACK_START
+        stack,
+        options=WalkOptions(arm64_lr_recovery=recovery),
+        pc=MODULE1 + 0x5510,
+        lr=0x1FE0FE10,
+        fp=frame0_fp.value,
+        sp=STACK_START,
     )
     assert [f.trust for f in walk.frames] == [
         FrameTrust.CONTEXT,
@@ -69,12 +83,13 @@ def test_arm64_frame_pointer(tmp_path: Path, old: bool) -> None:
     ]
     f1, f2 = walk.frames[1], walk.frames[2]
     assert f1.context.layout is walk.frames[0].context.layout
-    assert f1.context.valid == {"pc", "fp", "sp", "lr"}  # lr from the caller's own frame record
+    lr = {"lr"} if recovery else set()
+    assert f1.context.valid == {"pc", "fp", "sp", *lr}
     assert (f1.context.get("pc"), f1.context.get("sp"), f1.context.get("fp"), f1.context.get("lr")) == (
         ret1,
         frame1_sp.value,
         frame1_fp.value,
-        ret2,
+        ret2 if recovery else None,  # lr from the caller's own frame record
     )
     assert f1.instruction == ret1 - 4
     assert (f2.context.get("pc"), f2.context.get("sp"), f2.context.get("fp")) == (
@@ -82,15 +97,14 @@ def test_arm64_frame_pointer(tmp_path: Path, old: bool) -> None:
         frame2_sp.value,
         frame2_fp.value,
     )
-    assert (
-        f2.context.valid == {"pc", "fp", "sp", "lr"} and f2.context.get("lr") == 0
-    )  # frame 2's record: 0, 0
+    assert f2.context.valid == {"pc", "fp", "sp", *lr}
+    assert f2.context.get("lr") == (0 if recovery else None)  # frame 2's record: 0, 0
     detail = walk.chosen(1).detail
     assert isinstance(detail, FramePointerDetail)
     assert [w.role for w in detail.probes[0].reads] == [
         "caller fp",
         "return address",
-        "caller lr (from the caller's frame record)",
+        *(["caller lr (from the caller's frame record)"] if recovery else []),
     ]
     # frame 2's record holds pc 0: the frame-pointer step itself rejects it, and nothing else works
     assert walk.termination.reason is TerminationReason.NO_CALLER
@@ -107,7 +121,9 @@ def test_arm64_pac_signed_return_address(tmp_path: Path) -> None:
         0xA310_0000_0000_0000,
         0xF31E_8000_0000_0000,
     )
-    walk = case(tmp_path).walk(stack, pc=MODULE1 + 0x5510, lr=0x1FE0FE10, fp=frame0_fp.value, sp=STACK_START)
+    walk = case(tmp_path).walk(
+        stack, options=LR_RECOVERY, pc=MODULE1 + 0x5510, lr=0x1FE0FE10, fp=frame0_fp.value, sp=STACK_START
+    )
     assert len(walk.frames) == 3
     f1 = walk.frames[1]
     assert (f1.context.get("pc"), f1.context.get("fp"), f1.context.get("sp")) == (
@@ -160,7 +176,7 @@ def test_arm64_lr_recovered_for_entry_cfi(tmp_path: Path) -> None:
     stack, frame0_fp, frame1_sp, _ = _lr_stack()
     symbols2 = "FUNC 100 100 10 grandcaller\nSTACK CFI INIT 100 100 .cfa: 0 .ra: 0\n"
     walk = case(tmp_path, ENTRY_SYMBOLS, symbols2).walk(
-        stack, pc=MODULE1 + 0x1010, fp=frame0_fp.value, sp=STACK_START, lr=0x1FE0FE10
+        stack, options=LR_RECOVERY, pc=MODULE1 + 0x1010, fp=frame0_fp.value, sp=STACK_START, lr=0x1FE0FE10
     )
     assert [f.trust for f in walk.frames] == [FrameTrust.CONTEXT, FrameTrust.FRAME_POINTER, FrameTrust.CFI]
     f2 = walk.frames[2]
@@ -174,10 +190,9 @@ def test_arm64_lr_recovered_for_entry_cfi(tmp_path: Path) -> None:
     assert ("lr", MODULE2 + 0x104) in detail.callee_registers
     # sp did not change, but pc did and the caller came from CFI: allowed
     assert walk.step(2).post_checks[-1].passed
-    # rust-minidump 0.25.0 did not recover lr: the entry row cannot be evaluated.
+    # rust-minidump 0.25.0 (our default) did not recover lr: the entry row cannot be evaluated.
     old = case(tmp_path, ENTRY_SYMBOLS, symbols2).walk(
         stack,
-        options=WalkOptions(arm64_lr_recovery=False),
         pc=MODULE1 + 0x1010,
         fp=frame0_fp.value,
         sp=STACK_START,
@@ -195,7 +210,7 @@ def test_arm64_heuristic_lr_hidden_from_non_entry_cfi(tmp_path: Path) -> None:
         "FUNC 1000 100 10 callee\nFUNC 1f00 200 10 caller\nSTACK CFI INIT 1f00 200 .cfa: sp 0 + .ra: x30\n"
     )
     walk = case(tmp_path, symbols).walk(
-        stack, pc=MODULE1 + 0x1010, fp=frame0_fp.value, sp=STACK_START, lr=0x1FE0FE10
+        stack, options=LR_RECOVERY, pc=MODULE1 + 0x1010, fp=frame0_fp.value, sp=STACK_START, lr=0x1FE0FE10
     )
     cfi = walk.step(2).attempts[0] if len(walk.frames) > 2 else walk.termination.failed_attempts[0]
     assert cfi.strategy is Strategy.CFI and cfi.outcome is Outcome.FAILED

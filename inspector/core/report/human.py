@@ -22,6 +22,7 @@ symbol files, symbol files rust-minidump would refuse, walks cut short).
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from inspector.core.minidump import CpuContext, basename
 from inspector.core.process import ModuleEntry, ProcessState
@@ -35,6 +36,9 @@ from inspector.core.unwind import (
     StackFrame,
     TerminationReason,
 )
+
+if TYPE_CHECKING:
+    from inspector.core.microdump.dump import MicrodumpInfo
 
 
 def render_human(
@@ -81,7 +85,7 @@ def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: 
         _stack(stack, out, trace=trace)
     out.append("")
     out.append("Loaded modules:")
-    main = state.modules[0].module.base if state.modules else None
+    main = None if state.main_module is None else state.modules[state.main_module].module.base
     for entry in _by_address(state):
         module = entry.module
         end = module.base + module.size - 1
@@ -130,6 +134,19 @@ def _by_address(state: ProcessState) -> list[ModuleEntry]:
     return listed
 
 
+def _microdump_summary(info: MicrodumpInfo, out: list[str]) -> None:
+    """What a microdump adds (GPU as Breakpad prints it, the product and process type)."""
+    gpu = info.gpu
+    if gpu.known:
+        out += [f"GPU: {gpu.version}", f"     {gpu.vendor}", f"     {gpu.renderer}"]
+    else:
+        out.append("GPU: UNKNOWN")
+    if info.product is not None:
+        out.append(f"Product: {info.product}")
+    if info.process_type is not None:
+        out.append(f"Process type: {info.process_type}")
+
+
 def _summary(state: ProcessState, out: list[str], beyond_reference: bool) -> None:
     system = state.system
     out.append(f"Operating system: {system.os_name}")
@@ -142,6 +159,8 @@ def _summary(state: ProcessState, out: list[str], beyond_reference: bool) -> Non
     if state.lsb_release is not None:
         lsb = state.lsb_release
         out.append(f"Linux {lsb.id} {lsb.release} - {lsb.codename} ({lsb.description})")
+    if state.microdump is not None:
+        _microdump_summary(state.microdump, out)
     out.append("")
     width = system.pointer_width
     if state.crash is not None:

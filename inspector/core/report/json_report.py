@@ -4,11 +4,13 @@ Keys are sorted (rust-minidump builds the document with serde_json maps, which s
 values are zero-padded to the pointer width (8 digits on 32-bit CPUs, else 16), registers
 are printed for frame 0 of the crashing thread only (in the top-level `crashing_thread`).
 
-Two additions, documented in the README, which rust-minidump's schema ("assume all fields
-are optional") lets consumers ignore: `inspector_problems`, a list of the damage we found
-in the dump and the symbol files (`{"source", "code", "message", "offset"}`), and per module
+Additions, documented in the README, which rust-minidump's schema ("assume all fields are
+optional") lets consumers ignore: `inspector_problems`, a list of the damage we found in the
+dump and the symbol files (`{"source", "code", "message", "offset"}`); per module
 `inspector_matched_by`: how its symbol file was matched to it, `"debug_id"`, `"code_id"` or
-null (no symbols loaded).
+null (no symbols loaded); and for a microdump (which rust-minidump does not read)
+`inspector_microdump`: which microdump of the log it is, its product, process type, hardware
+and GPU lines.
 
 The crash analysis fields (`instruction`, `memory_accesses`, ...) are rust-minidump's, from
 `inspector.core.analysis` (`analysis_text`); with `analysis_all_cpus=True` they also carry
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from inspector.core.minidump import basename
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
@@ -27,6 +30,9 @@ from inspector.core.report.analysis_text import crash_info_fields, shown_analysi
 from inspector.core.symbols.identity import MatchedBy, has_debug_id
 from inspector.core.types import format_address
 from inspector.core.unwind import CallStack, StackFrame
+
+if TYPE_CHECKING:
+    from inspector.core.microdump.dump import MicrodumpInfo
 
 JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
 
@@ -150,7 +156,23 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
         copy["frames"] = [first, *frames[1:]]
         copy["threads_index"] = requesting
         document["crashing_thread"] = copy
+    if state.microdump is not None:
+        document["inspector_microdump"] = _microdump(state.microdump)
     return document
+
+
+def _microdump(info: MicrodumpInfo) -> dict[str, JsonValue]:
+    return {
+        "index": info.index,
+        "count": info.count,
+        "first_line": info.first_line,
+        "last_line": info.last_line,
+        "complete": info.complete,
+        "product": info.product,
+        "process_type": info.process_type,
+        "hardware_arch": info.hardware_arch,
+        "gpu": {"version": info.gpu.version, "vendor": info.gpu.vendor, "renderer": info.gpu.renderer},
+    }
 
 
 def _thread(stack: CallStack, hexa: _Hex) -> dict[str, JsonValue]:

@@ -2,7 +2,7 @@
 
     OS|{os}|{version}
     CPU|{cpu}|{cpu info}|{cpu count}
-    GPU|||
+    GPU|{GL version}|{GL vendor}|{GL renderer}            (a microdump's G line; empty for a minidump)
     Crash|{reason}|0x{address}|{requesting thread}       (or "No crash" / the assertion text)
     Module|{code file}|{version}|{debug file}|{debug id}|0x{base}|0x{end}|{1 if main}
                                                           (blank line)
@@ -10,16 +10,19 @@
 
 The requesting thread comes first, then the others. As in Breakpad, the thread that wrote
 the dump is left out and the threads are numbered without it, inline frames are ordinary
-rows before their frame, and offsets are computed from the return address (not the
-instruction: caller frames on x86 differ by one from the human and JSON reports) —
-from the source line's start, else the function's, else the module's, else the absolute
+rows before their frame, and offsets are computed from Breakpad's `ReturnAddress()` — the
+return address on x86 and amd64 (caller frames differ by one from the human and JSON
+reports), the instruction elsewhere (arm, arm64 and mips frames have no override) — from
+the source line's start, else the function's, else the module's, else the absolute
 address. A `|` or newline inside a value is removed. Breakpad's own crash-reason texts
-differ for some signals; ours are rust-minidump's.
+differ for some signals; ours are rust-minidump's (a microdump's are its R line's, as
+Breakpad's). A microdump has no main module, as in Breakpad.
 """
 
 from __future__ import annotations
 
 from inspector.core.process import ProcessState
+from inspector.core.types import Cpu
 from inspector.core.unwind import CallStack, CallStackInfo, StackFrame
 
 SEPARATOR = "|"
@@ -31,10 +34,11 @@ def _clean(text: str | None) -> str:
 
 def render_machine(state: ProcessState) -> str:
     system = state.system
+    gpu = state.microdump.gpu if state.microdump is not None else None
     out = [
         f"OS|{_clean(system.os_name)}|{_clean(system.os_version)}",
         f"CPU|{_clean(system.cpu_arch)}|{_clean(system.cpu_info)}|{system.cpu_count}",
-        "GPU|||",
+        "GPU|||" if gpu is None else f"GPU|{_clean(gpu.version)}|{_clean(gpu.vendor)}|{_clean(gpu.renderer)}",
     ]
     walked = [
         (i, stack)
@@ -50,7 +54,7 @@ def render_machine(state: ProcessState) -> str:
     else:
         crash = "Crash|No crash||"
     out.append(crash + ("" if requesting is None else str(requesting)))
-    main = state.modules[0].module.base if state.modules else None
+    main = None if state.main_module is None else state.modules[state.main_module].module.base
     for entry in sorted(state.modules, key=lambda e: e.module.base):  # Breakpad lists them by address
         module = entry.module
         out.append(
@@ -68,15 +72,17 @@ def render_machine(state: ProcessState) -> str:
             )
         )
     out.append("")
+    # Breakpad's StackFrame::ReturnAddress() is the instruction unless the CPU's frame overrides it
+    returns = system.cpu in (Cpu.X86, Cpu.AMD64)
     if requesting is not None:
-        out.extend(_thread_rows(requesting, walked[requesting][1]))
+        out.extend(_thread_rows(requesting, walked[requesting][1], returns))
     for number, (_, stack) in enumerate(walked):
         if number != requesting:
-            out.extend(_thread_rows(number, stack))
+            out.extend(_thread_rows(number, stack, returns))
     return "\n".join(out) + "\n"
 
 
-def _thread_rows(number: int, stack: CallStack) -> list[str]:
+def _thread_rows(number: int, stack: CallStack, returns: bool) -> list[str]:
     rows: list[str] = []
     for frame in stack.frames:
         for inline in frame.inlines:
@@ -97,7 +103,7 @@ def _thread_rows(number: int, stack: CallStack) -> list[str]:
             function=frame.function_name,
             file=frame.source_file,
             line=frame.source_line,
-            address=frame.return_address,
+            address=frame.return_address if returns else frame.instruction,
         )
         rows.append(row)
     return rows

@@ -164,6 +164,15 @@ class ModuleSymbols:
         return self.damage is not None and self.damage.rust_minidump_rejects
 
 
+def _is_file(path: Path) -> bool:
+    """`Path.is_file`, but False when the path cannot even be asked about: a module name from a
+    dump can make it longer than the system allows (ENAMETOOLONG), which `is_file` raises."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 class SymbolSupplier:
     """Locates symbol files in an ordered list of symbol paths (directories or single `.sym` files)."""
 
@@ -191,7 +200,7 @@ class SymbolSupplier:
                 if path.is_dir():
                     candidate = path / relative
                     tried.append(str(candidate))
-                    if candidate.is_file():
+                    if _is_file(candidate):
                         return Located(candidate, tuple(tried), "debug id", matched_by=MatchedBy.DEBUG_ID)
                 elif path.is_file():
                     tried.append(str(path))
@@ -204,7 +213,7 @@ class SymbolSupplier:
                 if path.is_dir():
                     candidate = path / relative
                     tried.append(str(candidate))
-                    if candidate.is_file() and self._layout_file_agrees(candidate, module):
+                    if _is_file(candidate) and self._layout_file_agrees(candidate, module):
                         return Located(candidate, tuple(tried), "code id", matched_by=MatchedBy.CODE_ID)
         if without_debug_id:
             return self._locate_by_code_id(module, tried, cancel)

@@ -52,11 +52,14 @@ class WalkOptions:
       offsets 0, 16, …, 240 instead of not at all (PR #1088, 0.26.0). Off: 0.25.0.
     * `arm64_lr_recovery` — arm64 frame-pointer frames also recover the caller's lr from
       its frame record, CFI reads such a heuristic lr only on a function-entry row, and an
-      unchanged sp is accepted after a CFI entry row (PR #1155, issue #1138). On: it fixes
-      walks through dump_syms ≥ 2.3.6 symbols and no corpus dump is arm64.
+      unchanged sp is accepted after a CFI entry row (PR #1155, issue #1138). Off: 0.25.0.
+      It helps walks through dump_syms ≥ 2.3.6 symbols; on the corpus's arm64 microdump it
+      changes no frame (only frame 9's lr becomes known under the rust-minidump policy).
 
-    The first two change frames of Windows and CFI-then-scan walks in the corpus, so they
-    stay off by default; `WalkOptions.rust_minidump_main()` turns all three on.
+    The first two change frames of Windows and CFI-then-scan walks in the corpus; all three
+    are off by default, so the default is 0.25.0's behaviour throughout.
+    `WalkOptions.rust_minidump_main()` turns all three on. `arm64_lr_recovery` does not
+    change the Breakpad policy's walk (Breakpad has its own arm64 frame-pointer rules).
 
     `unwind_with_rejected_symbols`: use a `.sym` file rust-minidump would refuse (missing
     final newline, old INLINE syntax, a malformed line) for unwinding too, not only for
@@ -70,7 +73,7 @@ class WalkOptions:
     max_scanned_frames: int | None = None
     extended_scan_after_cfi: bool = False
     windows_frame_pointer_probe: bool = False
-    arm64_lr_recovery: bool = True
+    arm64_lr_recovery: bool = False
     unwind_with_rejected_symbols: bool = False
 
     @classmethod

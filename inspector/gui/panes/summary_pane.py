@@ -145,7 +145,8 @@ class SummaryPane(QWidget):
         crashing = snap.crashing_thread
         if s.crash_reason is not None:
             where = f" at {snap.format_address(s.crash_address)}" if s.crash_address is not None else ""
-            self.headline.setText(f"{s.crash_reason}{where}")
+            # a microdump without its R line says it crashed, but not why
+            self.headline.setText(f"{s.crash_reason or 'Crash (no reason recorded)'}{where}")
             self.headline.setStyleSheet(f"color: {self._theme.crash.name()};")
         else:
             self.headline.setText("No exception recorded: the dump was written on request")

@@ -1,0 +1,109 @@
+"""Open a crash dump whatever its format: a minidump, or a microdump in a log. Decided by content.
+
+`open_any_dump(path)` is the one entry point the command line, the window and batch tools
+use. `sniff_dump_kind(first_bytes)` answers cheaply from a file's first bytes (a few
+kilobytes): a minidump starts with its signature; a microdump is text whose BEGIN line may
+follow other log lines (a microdump deep inside a long logcat is still found by
+`open_any_dump`, which looks at the whole file when the start is not a minidump's).
+"""
+
+from __future__ import annotations
+
+import enum
+import mmap
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from inspector.core.errors import MinidumpError
+from inspector.core.microdump.log import BEGIN, END, is_microdump, mentions_microdump
+from inspector.core.minidump import Minidump
+from inspector.core.minidump.errors import UnreadableFile
+
+if TYPE_CHECKING:
+    from inspector.core.microdump.dump import Microdump
+
+#: The microdump reader's module: imported only when a microdump is opened.
+_READER = "inspector.core.microdump.dump"
+
+#: How much of a file `sniff_dump_kind` needs to see.
+SNIFF_BYTES = 64 * 1024
+
+
+class DumpKind(enum.Enum):
+    MINIDUMP = "minidump"
+    MICRODUMP = "microdump"
+    UNKNOWN = "unknown"
+
+
+def sniff_dump_kind(head: bytes | bytearray | memoryview) -> DumpKind:
+    """What the first bytes of a file look like (`SNIFF_BYTES` of them are plenty)."""
+    start = bytes(head[:4])
+    if start in (b"MDMP", b"PMDM"):
+        return DumpKind.MINIDUMP
+    if is_microdump(head):
+        return DumpKind.MICRODUMP
+    return DumpKind.UNKNOWN
+
+
+def open_any_dump(path: str | os.PathLike[str], *, microdump_index: int | None = None) -> Minidump:
+    """Open a minidump, or microdump number `microdump_index` of a log (None: the first that holds records).
+
+    Anything that is not recognisably a microdump goes to `Minidump.open`, whose errors say
+    what the file is instead. Raises `MinidumpError` subclasses, as `Minidump.open` does.
+    """
+    p = Path(path)
+    head = _head(p)
+    if head[:4] in (b"MDMP", b"PMDM") or not (mentions_microdump(head) or _later_mentions_microdump(p)):
+        return Minidump.open(p)
+    from inspector.core.microdump.dump import Microdump
+
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise UnreadableFile(f"{p}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return Microdump(memoryview(data), path=p, index=microdump_index)
+    except MinidumpError as exc:
+        raise type(exc)(f"{p}: {exc.message}", offset=exc.offset) from None
+
+
+def as_microdump(dump: Minidump) -> Microdump | None:
+    """`dump` if it is a microdump, else None: without importing the reader when none was read."""
+    reader = sys.modules.get(_READER)
+    if reader is None:  # no microdump was ever opened, so this is none
+        return None
+    microdump: Microdump | None = dump if isinstance(dump, reader.Microdump) else None
+    return microdump
+
+
+def _head(p: Path) -> bytes:
+    """The file's first bytes; the same errors as `Minidump.open` for what cannot be opened."""
+    if p.is_dir():
+        raise UnreadableFile(f"{p} is a directory, not a dump file")
+    try:
+        if not stat.S_ISREG(p.stat().st_mode):
+            # opening a named pipe for reading would wait for a writer, for ever
+            raise UnreadableFile(f"{p} is not a regular file (a pipe, socket or device), not a dump file")
+    except FileNotFoundError:
+        raise UnreadableFile(f"{p}: no such file") from None
+    except OSError as exc:
+        raise UnreadableFile(f"{p}: cannot open ({exc.strerror or exc})") from None
+    try:
+        with p.open("rb") as f:
+            return f.read(SNIFF_BYTES)
+    except OSError as exc:
+        raise UnreadableFile(f"{p}: cannot open ({exc.strerror or exc})") from None
+
+
+def _later_mentions_microdump(p: Path) -> bool:
+    """A microdump's BEGIN or END line past the head (a long logcat before it)."""
+    try:
+        if p.stat().st_size <= SNIFF_BYTES:
+            return False  # the head was the whole file
+        with p.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return mapped.find(BEGIN.encode()) >= 0 or mapped.find(END.encode()) >= 0
+    except (OSError, ValueError):
+        return False
