@@ -36,7 +36,7 @@ from inspector.core.minidump.exception import (
     windows_error_name,
     windows_exception_name,
 )
-from inspector.core.minidump.format import StreamType, StreamVendor
+from inspector.core.minidump.format import Location, StreamType, StreamVendor
 from inspector.core.minidump.handles import HandleData, HandleDescriptor
 from inspector.core.minidump.linux import (
     LinuxAuxv,
@@ -54,7 +54,6 @@ from inspector.core.minidump.memory_lists import MemoryDescriptor, MemoryInfo, M
 from inspector.core.minidump.modules import (
     DebugId,
     Guid,
-    Location,
     Module,
     ModuleList,
     UnloadedModule,

@@ -49,6 +49,7 @@ from inspector.core.minidump.format import (
     MINIDUMP_SIGNATURE,
     MINIDUMP_VERSION,
     RM_UNIMPLEMENTED_STREAMS,
+    Location,
     StreamType,
     StreamVendor,
     stream_type_name,
@@ -75,7 +76,7 @@ from inspector.core.minidump.memory_lists import (
     parse_memory_info_list,
     parse_memory_list,
 )
-from inspector.core.minidump.modules import Location, ModuleList, UnloadedModuleList, parse_module_list
+from inspector.core.minidump.modules import ModuleList, UnloadedModuleList, parse_module_list
 from inspector.core.minidump.modules import parse_unloaded_module_list as _parse_unloaded
 from inspector.core.minidump.mozilla import (
     LinuxLimits,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from inspector.core.minidump import crash_codes as codes
 from inspector.core.minidump.context import CpuContext
-from inspector.core.minidump.modules import Location
+from inspector.core.minidump.format import Location
 from inspector.core.minidump.reader import ContextReader, StreamContext, read_stream_context
 from inspector.core.types import Cpu, Os
 

@@ -8,6 +8,7 @@ because the `dump` report prints them.
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 
 #: "MDMP" read as a little-endian u32.
 MINIDUMP_SIGNATURE = 0x504D444D
@@ -16,6 +17,14 @@ MINIDUMP_VERSION = 0xA793
 
 HEADER_SIZE = 32
 DIRECTORY_ENTRY_SIZE = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A MINIDUMP_LOCATION_DESCRIPTOR: `data_size` bytes at file offset `rva`."""
+
+    data_size: int
+    rva: int
 
 
 class StreamType(enum.IntEnum):
