@@ -53,7 +53,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from inspector.cli import DESKTOP_OPTIONS, SUBCOMMANDS  # what cli.main dispatches on: none is missed
+    from inspector.commands import DESKTOP_OPTIONS, SUBCOMMANDS  # what cli.main dispatches on: none is missed
 
     parser = argparse.ArgumentParser(
         prog="crash-inspector",
