@@ -155,6 +155,10 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     env = walk.env
     if not ctx.is_valid(STACK_POINTER_REGISTER):
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "esp is not known"))
+    if not walk.scan_allowed:
+        return StrategyResult.failed(
+            StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, walk.scan_disabled_reason)
+        )
     last_bp = ctx.get(FRAME_POINTER_REGISTER)
     last_sp = ctx.value(STACK_POINTER_REGISTER)
     result = scan_stack(
