@@ -11,6 +11,7 @@ import pytest
 from inspector.core.cancel import CancelToken
 from inspector.core.errors import Cancelled, InspectorError
 from inspector.core.minidump import StreamType
+from inspector.core.minidump.context import REGISTER_SETS, layout_for
 from inspector.core.process import (
     DumpLoaded,
     Finished,
@@ -24,7 +25,14 @@ from inspector.core.process import (
     process_events,
 )
 from inspector.core.types import Cpu, Os
-from inspector.core.unwind import CallStackInfo, FrameTrust, TerminationReason, WalkOptions
+from inspector.core.unwind import (
+    UNWINDERS,
+    CallStackInfo,
+    FrameTrust,
+    TerminationReason,
+    WalkOptions,
+    WalkPolicy,
+)
 from tests.synth.minidump import SynthContext, SynthMinidump
 from tests.synth.section import Section
 from tests.unwind.harness import debug_id
@@ -266,3 +274,19 @@ def test_process_accepts_a_path(tmp_path: Path) -> None:
     state = process(path)
     assert state.path == str(path) and len(state.threads) == 2
     assert state.threads[0].frames[0].found_by is None
+
+
+def test_every_unwinder_describes_its_cpu_and_covers_every_policy() -> None:
+    """One shape for every CPU: a description whose registers are the context's, and per policy
+    the strategies and post-checks as data."""
+    for cpu, unwinder in UNWINDERS.items():
+        description = unwinder.cpu
+        assert description.cpu is cpu
+        registers = REGISTER_SETS[layout_for(cpu)]
+        assert (description.instruction_pointer, description.stack_pointer) == (
+            registers.instruction_pointer,
+            registers.stack_pointer,
+        )
+        assert set(description.callee_saved) <= set(registers.names), cpu
+        assert set(unwinder.strategies) == set(WalkPolicy) == set(unwinder.post_checks), cpu
+        assert all(unwinder.strategies[p] and unwinder.post_checks[p] for p in WalkPolicy), cpu

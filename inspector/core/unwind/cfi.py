@@ -401,14 +401,13 @@ def _failed(
     return StrategyAttempt(strategy, Outcome.FAILED, reason, detail)
 
 
-def cfi_strategy(
-    callee: StackFrame, walk: ThreadWalk, *, stack_pointer: str, forwarded: tuple[str, ...]
-) -> StrategyResult:
-    """STACK CFI as most CPUs use it: needs the callee's stack pointer, forwards `forwarded`."""
-    unknown = unknown_register(Strategy.CFI, callee.context, stack_pointer)
+def cfi_strategy(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """STACK CFI as most CPUs use it: needs the callee's stack pointer, forwards the callee-saved set."""
+    cpu = walk.cpu
+    unknown = unknown_register(Strategy.CFI, callee.context, cpu.stack_pointer)
     if unknown is not None:
         return unknown
-    attempt, caller = cfi_attempt(callee, walk, forwarded=forwarded)
+    attempt, caller = cfi_attempt(callee, walk, forwarded=cpu.callee_saved)
     if caller is None:
         return StrategyResult.failed(attempt)
     return StrategyResult((attempt,), caller, FrameTrust.CFI)

@@ -79,6 +79,8 @@ class WalkEnvironment:
         self.modules = modules
         self.symbolizer = symbolizer
         self.options = options
+        #: the policy's fixed rules, looked up once: scans and symbol checks ask for them often
+        self.rules = options.rules
         self.width = word_size(cpu)
         self._verdicts: dict[int, CandidateVerdict] = {}
         self._pac_mask: int | None = None
@@ -112,7 +114,8 @@ class WalkEnvironment:
         if status.symbol_file is None:
             return None
         options = self.options
-        if not options.breakpad and not options.unwind_with_rejected_symbols and status.rust_minidump_corrupt:
+        rejected_ok = options.unwind_with_rejected_symbols or self.rules.unwind_with_rejected_symbols
+        if status.rust_minidump_corrupt and not rejected_ok:
             return None
         return status.symbol_file
 
