@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Strict mode: a parser's own Python exception fails the test instead of becoming a "bad data"
+# problem (inherited by the command-line subprocesses the tests start).
+os.environ.setdefault("CRASH_INSPECTOR_STRICT", "1")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

@@ -109,6 +109,7 @@ from inspector.core.minidump.threads import (
     parse_thread_list,
     parse_thread_names,
 )
+from inspector.core.strict import strict
 from inspector.core.types import Cpu, Os
 
 log = logging.getLogger(__name__)
@@ -486,6 +487,8 @@ class Minidump:
         except MinidumpError as exc:
             ctx.report(exc)
         except _PARSE_FAILURES as exc:  # a parser bug on hostile input must not escape as a crash
+            if strict():  # ... unless we are looking for such bugs (tests, fuzzers)
+                raise
             log.debug("parser of stream %#x failed", entry.stream_type, exc_info=True)
             ctx.report(BadData(f"{entry.name}: unreadable ({type(exc).__name__}: {exc})", offset=entry.rva))
         self._problems.extend(ctx.problems)
