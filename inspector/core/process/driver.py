@@ -39,339 +39,44 @@ yielded and before any symbol server is contacted.
 
 from __future__ import annotations
 
-import enum
 import logging
 import os
 import queue
 import threading
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.dumpfile import as_microdump, open_any_dump
-from inspector.core.minidump import (
-    CpuContext,
-    DirectoryEntry,
-    HandleData,
-    MacBootargs,
-    MacCrashInfo,
-    MemoryRegion,
-    MemoryView,
-    Minidump,
-    Module,
-    StreamType,
-    Thread,
-    UnloadedModule,
-    windows_error_name,
+from inspector.core.minidump import Minidump
+from inspector.core.process.events import (
+    DumpLoaded,
+    Finished,
+    FrameWalked,
+    ProcessEvent,
+    ThreadWalked,
 )
-from inspector.core.minidump.errors import BadData
-from inspector.core.minidump.mozilla import ProcLimit
-from inspector.core.symbols import (
-    DamageReport,
-    DownloadState,
-    DownloadStatus,
-    IndexCache,
-    ModuleSymbols,
-    Symbolizer,
-    SymbolMatch,
-    SymbolStatus,
-    SymbolSupplier,
-    module_key,
-)
-from inspector.core.types import AddressRange, Cpu, Os
-
-if TYPE_CHECKING:
-    from inspector.core.analysis import CodeBytesProvider, CrashAnalysis
-    from inspector.core.microdump.dump import MicrodumpInfo
-    from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
+from inspector.core.process.options import ProcessOptions
+from inspector.core.process.prefetch import modules_pointed_at
+from inspector.core.process.problems import symbol_problems, walk_problems
+from inspector.core.process.start import ThreadStart, check_usable, thread_starts, unwalked_state
+from inspector.core.process.state import ProcessState
+from inspector.core.process.tracker import SymbolTracker
+from inspector.core.symbols import Symbolizer, SymbolSupplier
 from inspector.core.unwind import (
     CallStack,
     CallStackInfo,
-    FrameTrust,
     StackFrame,
     Termination,
-    TerminationReason,
     WalkEnvironment,
-    WalkOptions,
-    WalkPolicy,
     walk_stack,
 )
 
+if TYPE_CHECKING:
+    from inspector.core.symbols.server_supplier import ServerSymbolSupplier
+
 log = logging.getLogger(__name__)
-
-
-# ---- options -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ProcessOptions:
-    """What to process a dump with.
-
-    `symbols_cache`: the index cache directory (None: the user cache directory);
-    `use_symbols_cache=False` keeps no cache. `code_id_fallback`: also look symbols up by
-    code id for modules that have a debug id (rust-minidump does that only with a symbol
-    server, so it is off by default; modules without a debug id are always looked up by code id).
-    `symbol_servers`: servers to download missing symbol files from, into a download
-    cache searched after the symbol paths (None or no servers and no cache: none).
-    `microdump_policy`: the walk policy for microdumps, which only Breakpad reads (None:
-    `walk.policy`, as for minidumps).
-    """
-
-    symbol_paths: tuple[str | os.PathLike[str], ...] = ()
-    symbols_cache: str | os.PathLike[str] | None = None
-    use_symbols_cache: bool = True
-    code_id_fallback: bool = False
-    walk: WalkOptions = field(default_factory=WalkOptions)
-    symbol_servers: SymbolServerOptions | None = None
-    #: where the crash analysis reads code the dump lacks (None: module files at their recorded
-    #: path or by name in the symbol paths, identity checked; () reads none)
-    code_providers: tuple[CodeBytesProvider, ...] | None = None
-    microdump_policy: WalkPolicy | None = WalkPolicy.BREAKPAD
-
-    @property
-    def uses_servers(self) -> bool:
-        return self.symbol_servers is not None and self.symbol_servers.enabled
-
-    def index_cache(self) -> IndexCache:
-        if not self.use_symbols_cache:
-            return IndexCache(None)
-        if self.symbols_cache is not None:
-            return IndexCache(self.symbols_cache)
-        return IndexCache.default()
-
-
-# ---- the state ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SystemSummary:
-    os: Os
-    os_name: str  # JSON `system_info.os`
-    os_version: str | None  # JSON `os_ver` ("version build")
-    cpu: Cpu
-    cpu_arch: str
-    cpu_info: str | None
-    cpu_count: int
-    cpu_microcode_version: int | None
-
-    @property
-    def pointer_width(self) -> int:
-        return 8 if self.cpu is Cpu.UNKNOWN else self.cpu.pointer_width
-
-
-@dataclass(frozen=True, slots=True)
-class CrashSummary:
-    """The exception: rust-minidump's `crash_info` type and address."""
-
-    reason: str
-    address: int
-    thread_id: int
-
-
-class SymbolState(enum.Enum):
-    NOT_REQUESTED = "not requested"
-    LOADED = "loaded"
-    DAMAGED = "loaded with damaged lines"
-    MISSING = "not found"
-    NO_IDENTIFIER = "no debug or code identifier"
-    UNREADABLE = "unreadable"
-
-
-_STATE_BY_STATUS = {
-    SymbolStatus.LOADED: SymbolState.LOADED,
-    SymbolStatus.DAMAGED: SymbolState.DAMAGED,
-    SymbolStatus.NOT_FOUND: SymbolState.MISSING,
-    SymbolStatus.NO_IDENTIFIER: SymbolState.NO_IDENTIFIER,
-    SymbolStatus.UNREADABLE: SymbolState.UNREADABLE,
-}
-
-
-@dataclass(frozen=True, slots=True)
-class ModuleSymbolSummary:
-    """What became of a module's symbols (frozen; the open symbol file itself stays in the Symbolizer)."""
-
-    state: SymbolState
-    path: str | None = None
-    tried: tuple[str, ...] = ()
-    found_by: str | None = None
-    damage: DamageReport | None = None
-    error: str | None = None
-    symbol_url: str | None = None
-    load_seconds: float = 0.0
-    rust_minidump_rejects: bool = False  # rust-minidump would refuse this file (we read it)
-    download: DownloadStatus | None = None  # symbol servers: the module's download, even if not requested
-    match: SymbolMatch | None = None  # loaded: matched by debug id or code id, and what the file says it is
-
-    @property
-    def requested(self) -> bool:
-        return self.state is not SymbolState.NOT_REQUESTED
-
-    @property
-    def loaded(self) -> bool:
-        return self.state in (SymbolState.LOADED, SymbolState.DAMAGED)
-
-    @property
-    def corrupt(self) -> bool:
-        """Damaged lines were skipped, or rust-minidump would refuse the file (JSON `corrupt_symbols`)."""
-        return self.state is SymbolState.DAMAGED or (self.loaded and self.rust_minidump_rejects)
-
-    @property
-    def missing(self) -> bool:
-        """Looked for and not loaded (rust-minidump's `missing_symbols`)."""
-        return self.requested and not self.loaded
-
-    @classmethod
-    def of(cls, symbols: ModuleSymbols) -> ModuleSymbolSummary:
-        return cls(
-            _STATE_BY_STATUS[symbols.status],
-            None if symbols.path is None else str(symbols.path),
-            symbols.tried,
-            symbols.found_by,
-            symbols.damage,
-            symbols.error,
-            symbols.symbol_url if symbols.symbol_file is not None else None,
-            symbols.load_seconds,
-            symbols.rust_minidump_corrupt,
-            symbols.download,
-            symbols.match,
-        )
-
-    @property
-    def status_text(self) -> str:
-        """One line for people: the symbol state, with the download's when there is one."""
-        download = self.download
-        if download is None:
-            return self.state.value
-        if self.state is SymbolState.NOT_REQUESTED or not download.state.settled:
-            return download.text
-        if self.loaded and download.state is DownloadState.CACHED:
-            return f"{self.state.value} (download cache{', ' + self.symbol_url if self.symbol_url else ''})"
-        if self.loaded:
-            return f"{self.state.value}, {download.text}"
-        return download.text
-
-
-NOT_REQUESTED = ModuleSymbolSummary(SymbolState.NOT_REQUESTED)
-
-
-@dataclass(frozen=True, slots=True)
-class ModuleEntry:
-    index: int
-    module: Module
-    symbols: ModuleSymbolSummary = NOT_REQUESTED
-
-
-@dataclass(frozen=True, slots=True)
-class LsbRelease:
-    id: str
-    release: str
-    codename: str
-    description: str
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """Damage found in the inputs: in the dump (with its offset) or in a symbol file."""
-
-    source: str  # "dump", "symbols", "symbol path"
-    code: str
-    message: str
-    offset: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ProcessState:
-    path: str | None
-    dump_time: int
-    system: SystemSummary
-    crash: CrashSummary | None
-    requesting_thread: int | None
-    threads: tuple[CallStack, ...]
-    modules: tuple[ModuleEntry, ...]
-    unloaded_modules: tuple[UnloadedModule, ...]
-    memory: MemoryView
-    assertion: str | None = None  # Breakpad's assertion text (rust-minidump 0.25 never reports one)
-    process_id: int | None = None
-    process_create_time: int | None = None
-    process_uptime: int | None = None
-    linux_memory_map_count: int | None = None
-    lsb_release: LsbRelease | None = None
-    mac_crash_info: MacCrashInfo | None = None
-    mac_boot_args: MacBootargs | None = None
-    proc_limits: tuple[ProcLimit, ...] | None = None
-    soft_errors: object = None  # parsed JSON, or None
-    handles: HandleData | None = None
-    unimplemented_streams: tuple[DirectoryEntry, ...] = ()
-    unknown_streams: tuple[DirectoryEntry, ...] = ()
-    problems: tuple[Problem, ...] = ()
-    walk_options: WalkOptions = field(default_factory=WalkOptions)
-    walked: bool = False
-    analysis: CrashAnalysis | None = None  # the crashing instruction & co. (inspector.core.analysis)
-    microdump: MicrodumpInfo | None = None  # what only a microdump says (None for a minidump)
-
-    @property
-    def main_module(self) -> int | None:
-        """rust-minidump's main module: the first of the module list (none in a microdump, as in Breakpad)."""
-        return 0 if self.modules and self.microdump is None else None
-
-    @property
-    def crashed(self) -> bool:
-        return self.crash is not None
-
-    @property
-    def crashing_thread(self) -> CallStack | None:
-        return None if self.requesting_thread is None else self.threads[self.requesting_thread]
-
-
-# ---- events ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DumpLoaded:
-    """The dump is read; threads have only their context frame, nothing is unwound yet."""
-
-    state: ProcessState
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolsLoaded:
-    module_index: int
-    symbols: ModuleSymbolSummary
-
-
-@dataclass(frozen=True, slots=True)
-class FrameWalked:
-    thread_index: int
-    frame: StackFrame
-
-
-@dataclass(frozen=True, slots=True)
-class ThreadWalked:
-    thread_index: int
-    call_stack: CallStack
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    symbols_requested: int
-    symbols_loaded: int
-    threads_walked: int
-    threads_total: int
-    downloads_active: int = 0  # queued or running
-    downloads_done: int = 0  # finished, whatever the outcome
-    downloads_failed: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Finished:
-    state: ProcessState
-
-
-ProcessEvent = DumpLoaded | SymbolsLoaded | FrameWalked | ThreadWalked | Progress | Finished
-
-
-# ---- processing ------------------------------------------------------------------------------
 
 
 def process(
@@ -412,7 +117,7 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
     if as_microdump(dump) is not None and options.microdump_policy is not None:
         # Breakpad's microdump_stackwalk is the reference for microdumps (rust-minidump reads none)
         options = replace(options, walk=replace(options.walk, policy=options.microdump_policy))
-    _check_usable(dump)
+    check_usable(dump)
     # With servers the walk runs on a helper thread; its own token lets us stop it when
     # our consumer stops early (the caller's token cancels it too).
     walk_cancel = cancel.child() if options.uses_servers else cancel
@@ -439,16 +144,16 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
         Symbolizer(supplier, cancel=walk_cancel) if options.symbol_paths or options.uses_servers else None
     )
     try:
-        starts = _thread_starts(dump)
-        state = _unwalked_state(dump, options, supplier, starts)
+        starts = thread_starts(dump)
+        state = unwalked_state(dump, options, supplier, starts)
         yield DumpLoaded(state)
         order = list(range(len(state.threads)))
         if state.requesting_thread is not None:
             order.remove(state.requesting_thread)
             order.insert(0, state.requesting_thread)
         if server_supplier is not None and server_supplier.options.prefetch:
-            server_supplier.prefetch(_modules_pointed_at(dump, order, starts))
-        tracker = _SymbolTracker(state, symbolizer, server_supplier)
+            server_supplier.prefetch(modules_pointed_at(dump, order, starts))
+        tracker = SymbolTracker(state, symbolizer, server_supplier)
         walk = _walk_threads(
             dump,
             state=state,
@@ -466,7 +171,7 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
             server_supplier.stop_downloads()
         yield from tracker.changes()
         modules = tuple(replace(entry, symbols=tracker.summary(entry.index)) for entry in state.modules)
-        problems = state.problems + _symbol_problems(modules) + _walk_problems(threads)
+        problems = state.problems + symbol_problems(modules) + walk_problems(threads)
         final = replace(state, threads=tuple(threads), modules=modules, problems=problems, walked=True)
         yield Finished(final)
     finally:
@@ -474,82 +179,6 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
             symbolizer.close()
         else:
             supplier.close()
-
-
-class _SymbolTracker:
-    """Turns the symbolizer's and the downloads' states into `SymbolsLoaded` / `Progress` events."""
-
-    def __init__(
-        self, state: ProcessState, symbolizer: Symbolizer | None, supplier: ServerSymbolSupplier | None
-    ) -> None:
-        self.symbolizer = symbolizer
-        self.supplier = supplier
-        self.key_of = {entry.index: module_key(entry.module) for entry in state.modules}
-        self.key_to_index: dict[tuple[str, str, str, str], list[int]] = {}
-        for index, key in self.key_of.items():
-            self.key_to_index.setdefault(key, []).append(index)
-        self.requested: dict[int, ModuleSymbolSummary] = {}
-        self.shown: dict[int, ModuleSymbolSummary] = {}
-        self.downloads: dict[tuple[str, str, str, str], DownloadStatus] = {}
-        self.seen_loaded = 0
-        self.seen_downloads = -1
-        self.threads_walked = 0
-        self.threads_total = len(state.threads)
-
-    def summary(self, index: int) -> ModuleSymbolSummary:
-        """The module's final summary: what the walk asked for, with its latest download."""
-        return self.shown.get(index, NOT_REQUESTED)
-
-    def changes(self) -> Iterator[ProcessEvent]:
-        """Events for what changed since the last call (cheap when nothing did)."""
-        changed: set[int] = set()
-        symbolizer = self.symbolizer
-        if symbolizer is not None:
-            progress = symbolizer.progress
-            if progress.loaded != self.seen_loaded:
-                self.seen_loaded = progress.loaded
-                for key, symbols in symbolizer.statuses().items():
-                    for index in self.key_to_index.get(key, ()):
-                        if index not in self.requested:
-                            self.requested[index] = ModuleSymbolSummary.of(symbols)
-                            changed.add(index)
-        if self.supplier is not None and self.supplier.download_version != self.seen_downloads:
-            version, statuses = self.supplier.download_statuses()
-            if version != self.seen_downloads:
-                self.seen_downloads = version
-                for key, status in statuses.items():
-                    if self.downloads.get(key) != status:
-                        self.downloads[key] = status
-                        changed.update(self.key_to_index.get(key, ()))
-                for key in self.downloads.keys() - statuses.keys():  # dropped prefetches
-                    del self.downloads[key]
-                    changed.update(self.key_to_index.get(key, ()))
-        for index in sorted(changed):
-            summary = self.requested.get(index, NOT_REQUESTED)
-            download = self.downloads.get(self.key_of[index])
-            if download is not None and (summary.download is None or not summary.requested):
-                summary = replace(summary, download=download)
-            if self.shown.get(index) != summary:
-                self.shown[index] = summary
-                yield SymbolsLoaded(index, summary)
-        if changed and self.supplier is not None:
-            yield self.progress()
-
-    def progress(self) -> Progress:
-        requested = loaded = 0
-        if self.symbolizer is not None:
-            p = self.symbolizer.progress
-            requested, loaded = p.requested, p.loaded
-        active = done = failed = 0
-        for status in self.downloads.values():
-            if not status.state.settled:
-                active += 1
-            elif status.state in (DownloadState.DOWNLOADED, DownloadState.NOT_ON_SERVER):
-                done += 1
-            elif status.state is DownloadState.FAILED:
-                done += 1
-                failed += 1
-        return Progress(requested, loaded, self.threads_walked, self.threads_total, active, done, failed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -564,7 +193,7 @@ def _walk_threads(
     dump: Minidump,
     *,
     state: ProcessState,
-    starts: list[_ThreadStart],
+    starts: list[ThreadStart],
     order: list[int],
     symbolizer: Symbolizer | None,
     options: ProcessOptions,
@@ -621,7 +250,7 @@ def _walk_threads(
 
 
 def _forward(
-    walk: Generator[_WalkItem, None, list[CallStack]], tracker: _SymbolTracker
+    walk: Generator[_WalkItem, None, list[CallStack]], tracker: SymbolTracker
 ) -> Generator[ProcessEvent, None, list[CallStack]]:
     """The walk's events in this thread, each preceded by the symbol changes it caused."""
     while True:
@@ -633,7 +262,7 @@ def _forward(
         yield from _emit(item, tracker)
 
 
-def _emit(item: _WalkItem, tracker: _SymbolTracker) -> Iterator[ProcessEvent]:
+def _emit(item: _WalkItem, tracker: SymbolTracker) -> Iterator[ProcessEvent]:
     yield from tracker.changes()
     if isinstance(item, _ThreadDone):
         tracker.threads_walked += 1
@@ -647,7 +276,7 @@ _POLL_SECONDS = 0.1
 
 def _forward_from_thread(
     walk: Generator[_WalkItem, None, list[CallStack]],
-    tracker: _SymbolTracker,
+    tracker: SymbolTracker,
     cancel: CancelToken,
     walk_cancel: CancelToken,
 ) -> Generator[ProcessEvent, None, list[CallStack]]:
@@ -696,310 +325,3 @@ def _forward_from_thread(
         if worker.is_alive():  # our consumer stopped early: stop the walk too
             walk_cancel.cancel()
         worker.join()
-
-
-def _modules_pointed_at(
-    dump: Minidump, order: list[int], starts: list[_ThreadStart], stack_bytes: int = 64 * 1024
-) -> list[Module]:
-    """Modules a walk is likely to need, most urgent first: for each thread (crashing first)
-    the module of its instruction pointer, of its other registers, then of the words on its
-    stack from the stack pointer up (the return addresses CFI, frame pointers and scans read).
-    """
-    modules = dump.modules
-    out: list[Module] = []
-    seen: set[int] = set()
-    looked: set[int] = set()
-    # A hostile dump may point thousands of threads at one long stack (as for shared walks):
-    # each stack window is read once, and each value looked up once.
-    scanned: set[tuple[int, int, int]] = set()
-
-    def add(value: int) -> None:
-        if value in looked:
-            return
-        looked.add(value)
-        index = modules.index_at(value)
-        if index is not None and index not in seen:
-            seen.add(index)
-            out.append(modules[index])
-
-    width = 4 if dump.cpu.pointer_width == 4 else 8
-    for thread_index in order:
-        context, region = starts[thread_index].context, starts[thread_index].stack
-        if context is None:
-            continue
-        ip = context.instruction_pointer
-        if ip is not None:
-            add(ip)
-        for _, value in context.valid_registers():
-            add(value)
-        sp = context.stack_pointer
-        if sp is None or region is None or not region.contains(sp):
-            continue
-        start = sp - region.base
-        start -= start % width
-        window = (region.base, region.rva, start)
-        if window in scanned:
-            continue
-        scanned.add(window)
-        data = region.data[start : start + stack_bytes]
-        data = data[: len(data) - len(data) % width]
-        words = data.cast("I" if width == 4 else "Q") if region.endian == "<" else ()
-        for value in dict.fromkeys(words):
-            add(value)
-    return out
-
-
-#: What the report says about a dump whose SystemInfo stream cannot be read.
-UNKNOWN_SYSTEM = SystemSummary(Os.UNKNOWN, "unknown", None, Cpu.UNKNOWN, "unknown", None, 0, None)
-
-#: Streams of which at least one must be readable for a dump to be worth a report.
-_USEFUL_STREAMS = (
-    StreamType.SystemInfoStream,
-    StreamType.ThreadListStream,
-    StreamType.ModuleListStream,
-    StreamType.ExceptionStream,
-)
-
-
-def _check_usable(dump: Minidump) -> None:
-    """Raise `BadData` when none of the streams a report is made of could be read.
-
-    rust-minidump refuses a dump without a readable thread list or system info. We report
-    whatever is left instead (a dump cut off after its module list still names the modules
-    and the crash), and refuse only a dump with none of them.
-    """
-    parsed = {
-        StreamType.SystemInfoStream: dump.system_info,
-        StreamType.ThreadListStream: dump.thread_list,
-        StreamType.ModuleListStream: dump.module_list,
-        StreamType.ExceptionStream: dump.exception,
-    }
-    if any(value is not None for value in parsed.values()):
-        return
-    first = next((p for p in dump.problems if p.stream_type in _USEFUL_STREAMS), None)
-    why = "it has no system info, thread list, module list or exception stream"
-    if first is not None:
-        why = f"none of its system info, thread list, module list and exception streams can be read ({first})"
-    raise BadData(f"nothing in the dump can be reported: {why}")
-
-
-def _system_summary(dump: Minidump) -> SystemSummary:
-    info = dump.system_info
-    if info is None:  # the CPU may still be known from the thread contexts
-        cpu = dump.cpu
-        return replace(
-            UNKNOWN_SYSTEM, cpu=cpu, cpu_arch=cpu.value, cpu_microcode_version=dump.cpu_microcode_version
-        )
-    version, build = info.os_parts
-    return SystemSummary(
-        info.os,
-        info.os_name,
-        f"{version} {build}" if build is not None else version,
-        info.cpu,
-        info.cpu_arch,
-        info.cpu_info,
-        info.cpu_count,
-        dump.cpu_microcode_version,
-    )
-
-
-def _unwalked_state(
-    dump: Minidump, options: ProcessOptions, supplier: SymbolSupplier, starts: list[_ThreadStart]
-) -> ProcessState:
-    system = _system_summary(dump)
-    crash = None
-    analysis = None
-    problems_from_analysis: list[Problem] = []
-    exception = dump.exception
-    # A damaged exception stream whose record could be read (e.g. one said to run past the end
-    # of the file) still tells the crash; rust-minidump would drop it with the stream.
-    if exception is not None:
-        reason, address = dump.crash_reason, dump.crash_address
-        assert reason is not None and address is not None
-        crash = CrashSummary(reason, address, exception.thread_id)
-        analysis = _crash_analysis(dump, system, crash, options)
-        problems_from_analysis = [Problem("dump", p.code, p.message) for p in analysis.problems]
-    requesting = dump.crashing_thread_index
-    threads = tuple(_unwalked_thread(dump, thread, starts[thread.index]) for thread in dump.threads)
-    modules = tuple(ModuleEntry(i, module) for i, module in enumerate(dump.modules))
-    lsb = dump.lsb_release if _usable(dump, StreamType.LinuxLsbRelease) else None
-    limits = dump.linux_limits if _usable(dump, StreamType.MozLinuxLimits) else None
-    soft = dump.soft_errors if _usable(dump, StreamType.MozSoftErrors) else None
-    problems = [Problem("dump", p.code, p.message, p.offset) for p in dump.problems]
-    if dump.thread_list is None:
-        problems.append(
-            Problem("dump", "NoThreadList", "the dump has no readable thread list: no thread is shown")
-        )
-    if dump.system_info is None and dump.cpu is Cpu.UNKNOWN:
-        problems.append(
-            Problem(
-                "dump",
-                "NoSystemInfo",
-                "the dump has no readable system info: the OS and CPU are unknown, "
-                "so no thread has registers",
-            )
-        )
-    problems += [Problem("symbol path", "SymbolPath", f"{p.path}: {p.reason}") for p in supplier.problems]
-    problems += problems_from_analysis
-    return ProcessState(
-        path=None if dump.path is None else str(dump.path),
-        dump_time=dump.header.time_date_stamp,
-        system=system,
-        crash=crash,
-        requesting_thread=requesting,
-        threads=threads,
-        modules=modules,
-        unloaded_modules=tuple(dump.unloaded_modules),
-        memory=dump.memory,
-        assertion=dump.assertion.describe()
-        if dump.assertion is not None and _usable(dump, StreamType.AssertionInfoStream)
-        else None,
-        process_id=dump.process_id,
-        process_create_time=dump.process_create_time,
-        process_uptime=dump.process_uptime,
-        linux_memory_map_count=dump.linux_memory_map_count,
-        lsb_release=None
-        if lsb is None
-        else LsbRelease(lsb["id"], lsb["release"], lsb["codename"], lsb["description"]),
-        mac_crash_info=dump.mac_crash_info if _usable(dump, StreamType.MozMacosCrashInfoStream) else None,
-        mac_boot_args=dump.mac_bootargs if _usable(dump, StreamType.MozMacosBootargsStream) else None,
-        proc_limits=None if limits is None else tuple(limits.limits()),
-        soft_errors=None if soft is None else soft.value,
-        handles=dump.handle_data if _usable(dump, StreamType.HandleDataStream) else None,
-        unimplemented_streams=tuple(dump.unimplemented_streams()),
-        unknown_streams=tuple(dump.unknown_streams()),
-        problems=tuple(problems),
-        walk_options=options.walk,
-        analysis=analysis,
-        microdump=None if (microdump := as_microdump(dump)) is None else microdump.info,
-    )
-
-
-def _crash_analysis(
-    dump: Minidump, system: SystemSummary, crash: CrashSummary, options: ProcessOptions
-) -> CrashAnalysis:
-    """The crashing instruction and what follows from it (the disassemblers load only now)."""
-    from inspector.core.analysis.from_dump import analyze_dump, module_file_finder
-
-    providers = options.code_providers
-    if providers is None:
-        providers = (module_file_finder(options.symbol_paths),)
-    return analyze_dump(
-        dump,
-        cpu=system.cpu,
-        os_=system.os,
-        reason=crash.reason,
-        address=crash.address,
-        code_providers=providers,
-    )
-
-
-def _usable(dump: Minidump, stream_type: int) -> bool:
-    return dump.entry(stream_type) is not None and not dump.strictly_rejected(stream_type)
-
-
-@dataclass(frozen=True, slots=True)
-class _ThreadStart:
-    """Where a walk of a thread starts: its context (the exception's for the crashing thread) and stack."""
-
-    context: CpuContext | None
-    stack: MemoryRegion | None
-
-
-def _thread_starts(dump: Minidump) -> list[_ThreadStart]:
-    """Each thread's start, worked out once for the unwalked state, the prefetch and the walk."""
-    starts = []
-    for thread in dump.threads:
-        context = dump.thread_context(thread)
-        starts.append(_ThreadStart(context, dump.stack_region_for(thread, context)))
-    return starts
-
-
-def _unwalked_thread(dump: Minidump, thread: Thread, start: _ThreadStart) -> CallStack:
-    name = dump.thread_name(thread)
-    if thread.thread_id == dump.dump_thread_id:
-        # rust-minidump: the thread that wrote the dump (Breakpad's handler thread) is not walked.
-        return CallStack(
-            thread.index,
-            thread.thread_id,
-            None,
-            (),
-            CallStackInfo.DUMP_THREAD_SKIPPED,
-            Termination(
-                TerminationReason.DUMP_THREAD_SKIPPED, "this thread wrote the dump; it is not walked"
-            ),
-        )
-    last_error = dump.last_error_value(thread)
-    context, region = start.context, start.stack
-    if context is None:
-        return CallStack(
-            thread.index,
-            thread.thread_id,
-            name,
-            (),
-            CallStackInfo.MISSING_CONTEXT,
-            Termination(TerminationReason.NO_CONTEXT, "the thread has no readable CPU context"),
-            last_error_value=last_error,
-        )
-    ip = context.value(context.register_set.instruction_pointer)
-    frame = StackFrame(0, FrameTrust.CONTEXT, context, ip, ip)
-    return CallStack(
-        thread.index,
-        thread.thread_id,
-        name,
-        (frame,),
-        CallStackInfo.OK,
-        None,
-        None if region is None else AddressRange(region.base, region.end),
-        last_error,
-    )
-
-
-def _symbol_problems(modules: tuple[ModuleEntry, ...]) -> tuple[Problem, ...]:
-    out = []
-    for entry in modules:
-        symbols = entry.symbols
-        name = entry.module.filename
-        if symbols.state is SymbolState.DAMAGED and symbols.damage is not None:
-            out.append(
-                Problem("symbols", "DamagedSymbols", f"{name}: {symbols.path}: {symbols.damage.summary()}")
-            )
-        if symbols.loaded and symbols.rust_minidump_rejects and symbols.damage is not None:
-            why = []
-            if symbols.damage.missing_final_newline:
-                why.append("no final newline")
-            if symbols.damage.old_inline_syntax:
-                why.append("old INLINE syntax")
-            if symbols.damage.damaged:
-                why.append("damaged lines")
-            out.append(
-                Problem(
-                    "symbols",
-                    "RustMinidumpRejects",
-                    f"{name}: {symbols.path}: rust-minidump would refuse this file ({', '.join(why)}); "
-                    "its names are shown, but the walk ignores it as rust-minidump does",
-                )
-            )
-        elif symbols.state is SymbolState.UNREADABLE:
-            out.append(Problem("symbols", "UnreadableSymbols", f"{name}: {symbols.path}: {symbols.error}"))
-    return tuple(out)
-
-
-def _walk_problems(threads: list[CallStack]) -> tuple[Problem, ...]:
-    """Walks cut short by the frame limit (a runaway or hostile stack): the report must say so."""
-    return tuple(
-        Problem(
-            "walk",
-            "FrameLimit",
-            f"thread {stack.thread_index} (id {stack.thread_id:#x}): {stack.termination.message}; "
-            "the frames beyond it are not shown",
-        )
-        for stack in threads
-        if stack.termination is not None
-        and stack.termination.reason in (TerminationReason.MAX_FRAMES, TerminationReason.DUMP_FRAME_BUDGET)
-    )
-
-
-def last_error_name(value: int | None) -> str | None:
-    """JSON `last_error_value`: the Windows error name rust-minidump prints, None when not captured."""
-    return None if value is None else windows_error_name(value)
