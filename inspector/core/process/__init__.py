@@ -23,6 +23,7 @@ from inspector.core.process.options import ProcessOptions
 from inspector.core.process.state import (
     NOT_REQUESTED,
     UNKNOWN_SYSTEM,
+    ContextSource,
     CrashSummary,
     LsbRelease,
     ModuleEntry,
@@ -31,12 +32,14 @@ from inspector.core.process.state import (
     ProcessState,
     SymbolState,
     SystemSummary,
+    ThreadStart,
     last_error_name,
 )
 
 __all__ = [
     "NOT_REQUESTED",
     "UNKNOWN_SYSTEM",
+    "ContextSource",
     "CrashSummary",
     "DumpLoaded",
     "Finished",
@@ -52,6 +55,7 @@ __all__ = [
     "SymbolState",
     "SymbolsLoaded",
     "SystemSummary",
+    "ThreadStart",
     "ThreadWalked",
     "last_error_name",
     "process",

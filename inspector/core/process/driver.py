@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.dumpfile import as_microdump, open_any_dump
 from inspector.core.minidump import Minidump
+from inspector.core.minidump.errors import BadData
 from inspector.core.process.events import (
     DumpLoaded,
     Finished,
@@ -60,8 +61,8 @@ from inspector.core.process.events import (
 from inspector.core.process.options import ProcessOptions
 from inspector.core.process.prefetch import modules_pointed_at
 from inspector.core.process.problems import symbol_problems, walk_problems
-from inspector.core.process.start import ThreadStart, check_usable, thread_starts, unwalked_state
-from inspector.core.process.state import ProcessState
+from inspector.core.process.start import check_usable, thread_starts, unwalked_state
+from inspector.core.process.state import Problem, ProcessState, ThreadStart
 from inspector.core.process.tracker import SymbolTracker
 from inspector.core.symbols import Symbolizer, SymbolSupplier
 from inspector.core.unwind import (
@@ -99,25 +100,39 @@ def process_events(
     options: ProcessOptions | None = None,
     *,
     cancel: CancelToken = NEVER,
+    usable_only: bool = True,
 ) -> Iterator[ProcessEvent]:
-    """Process a dump, yielding events (see the module docstring). A path is opened and closed here."""
+    """Process a dump, yielding events (see the module docstring). A path is opened and closed here.
+
+    `usable_only=False`: a dump with nothing a report is made of (see `start.check_usable`) is
+    not refused; its state (whatever the reader found, and a `NotWalked` problem saying why)
+    is yielded as `DumpLoaded` and `Finished`, with no walk. The window shows such a dump.
+    """
     options = options or ProcessOptions()
     if isinstance(dump, Minidump):
-        yield from _process(dump, options, cancel)
+        yield from _process(dump, options, cancel, usable_only)
         return
     opened = open_any_dump(dump)
     try:
-        yield from _process(opened, options, cancel)
+        yield from _process(opened, options, cancel, usable_only)
     finally:
         opened.close()
 
 
-def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> Iterator[ProcessEvent]:
+def _process(
+    dump: Minidump, options: ProcessOptions, cancel: CancelToken, usable_only: bool
+) -> Iterator[ProcessEvent]:
     dump.parse_all()
     if as_microdump(dump) is not None and options.microdump_policy is not None:
         # Breakpad's microdump_stackwalk is the reference for microdumps (rust-minidump reads none)
         options = replace(options, walk=replace(options.walk, policy=options.microdump_policy))
-    check_usable(dump)
+    unusable: BadData | None = None
+    try:
+        check_usable(dump)
+    except BadData as exc:
+        if usable_only:
+            raise
+        unusable = exc
     # With servers the walk runs on a helper thread; its own token lets us stop it when
     # our consumer stops early (the caller's token cancels it too).
     walk_cancel = cancel.child() if options.uses_servers else cancel
@@ -146,6 +161,12 @@ def _process(dump: Minidump, options: ProcessOptions, cancel: CancelToken) -> It
     try:
         starts = thread_starts(dump)
         state = unwalked_state(dump, options, supplier, starts)
+        if unusable is not None:
+            why = Problem("walk", "NotWalked", f"the dump cannot be walked: {unusable}")
+            state = replace(state, problems=(*state.problems, why))
+            yield DumpLoaded(state)
+            yield Finished(state)
+            return
         yield DumpLoaded(state)
         order = list(range(len(state.threads)))
         if state.requesting_thread is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inspector.core.minidump import Minidump, Module
-from inspector.core.process.start import ThreadStart
+from inspector.core.process.state import ThreadStart
 
 
 def modules_pointed_at(

@@ -13,7 +13,12 @@ def symbol_problems(modules: tuple[ModuleEntry, ...]) -> tuple[Problem, ...]:
         name = entry.module.filename
         if symbols.state is SymbolState.DAMAGED and symbols.damage is not None:
             out.append(
-                Problem("symbols", "DamagedSymbols", f"{name}: {symbols.path}: {symbols.damage.summary()}")
+                Problem(
+                    "symbols",
+                    "DamagedSymbols",
+                    f"{name}: {symbols.path}: {symbols.damage.summary()}",
+                    where=name,
+                )
             )
         if symbols.loaded and symbols.rust_minidump_rejects and symbols.damage is not None:
             why = []
@@ -29,10 +34,15 @@ def symbol_problems(modules: tuple[ModuleEntry, ...]) -> tuple[Problem, ...]:
                     "RustMinidumpRejects",
                     f"{name}: {symbols.path}: rust-minidump would refuse this file ({', '.join(why)}); "
                     "its names are shown, but the walk ignores it as rust-minidump does",
+                    where=name,
                 )
             )
         elif symbols.state is SymbolState.UNREADABLE:
-            out.append(Problem("symbols", "UnreadableSymbols", f"{name}: {symbols.path}: {symbols.error}"))
+            out.append(
+                Problem(
+                    "symbols", "UnreadableSymbols", f"{name}: {symbols.path}: {symbols.error}", where=name
+                )
+            )
     return tuple(out)
 
 
@@ -44,6 +54,7 @@ def walk_problems(threads: list[CallStack]) -> tuple[Problem, ...]:
             "FrameLimit",
             f"thread {stack.thread_index} (id {stack.thread_id:#x}): {stack.termination.message}; "
             "the frames beyond it are not shown",
+            where=f"thread {stack.thread_index}",
         )
         for stack in threads
         if stack.termination is not None

@@ -6,21 +6,24 @@ starts (`thread_starts`: its context, the exception's for the crashing thread, a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from inspector.core.dumpfile import as_microdump
-from inspector.core.minidump import CpuContext, MemoryRegion, Minidump, StreamType, Thread
+from inspector.core.minidump import Minidump, StreamType, Thread
 from inspector.core.minidump.errors import BadData
+from inspector.core.minidump.format import stream_type_name
 from inspector.core.process.options import ProcessOptions
 from inspector.core.process.state import (
     UNKNOWN_SYSTEM,
+    ContextSource,
     CrashSummary,
     LsbRelease,
     ModuleEntry,
     Problem,
     ProcessState,
     SystemSummary,
+    ThreadStart,
 )
 from inspector.core.symbols import SymbolSupplier
 from inspector.core.types import AddressRange, Cpu
@@ -109,10 +112,17 @@ def unwalked_state(
     lsb = dump.lsb_release if _usable(dump, StreamType.LinuxLsbRelease) else None
     limits = dump.linux_limits if _usable(dump, StreamType.MozLinuxLimits) else None
     soft = dump.soft_errors if _usable(dump, StreamType.MozSoftErrors) else None
-    problems = [Problem("dump", p.code, p.message, p.offset) for p in dump.problems]
+    problems = [
+        Problem("dump", p.code, p.message, p.offset, _stream_name(p.stream_type)) for p in dump.problems
+    ]
     if dump.thread_list is None:
         problems.append(
-            Problem("dump", "NoThreadList", "the dump has no readable thread list: no thread is shown")
+            Problem(
+                "dump",
+                "NoThreadList",
+                "the dump has no readable thread list: no thread is shown",
+                where=_stream_name(StreamType.ThreadListStream),
+            )
         )
     if dump.system_info is None and dump.cpu is Cpu.UNKNOWN:
         problems.append(
@@ -121,9 +131,13 @@ def unwalked_state(
                 "NoSystemInfo",
                 "the dump has no readable system info: the OS and CPU are unknown, "
                 "so no thread has registers",
+                where=_stream_name(StreamType.SystemInfoStream),
             )
         )
-    problems += [Problem("symbol path", "SymbolPath", f"{p.path}: {p.reason}") for p in supplier.problems]
+    problems += [
+        Problem("symbol path", "SymbolPath", f"{p.path}: {p.reason}", where=str(p.path))
+        for p in supplier.problems
+    ]
     problems += problems_from_analysis
     return ProcessState(
         path=None if dump.path is None else str(dump.path),
@@ -135,9 +149,7 @@ def unwalked_state(
         modules=modules,
         unloaded_modules=tuple(dump.unloaded_modules),
         memory=dump.memory,
-        assertion=dump.assertion.describe()
-        if dump.assertion is not None and _usable(dump, StreamType.AssertionInfoStream)
-        else None,
+        assertion=_assertion(dump),
         process_id=dump.process_id,
         process_create_time=dump.process_create_time,
         process_uptime=dump.process_uptime,
@@ -156,6 +168,9 @@ def unwalked_state(
         walk_options=options.walk,
         analysis=analysis,
         microdump=None if (microdump := as_microdump(dump)) is None else microdump.info,
+        thread_starts=tuple(starts),
+        module_list=dump.modules,
+        dump_size=dump.size,
     )
 
 
@@ -178,24 +193,44 @@ def _crash_analysis(
     )
 
 
+def _stream_name(stream_type: int | None) -> str:
+    """`SystemInfoStream (0x7)`, `stream 0x47670003`, or `directory` for damage in the directory."""
+    if stream_type is None:
+        return "directory"
+    name = stream_type_name(stream_type)
+    return f"{name} ({stream_type:#x})" if name != "unknown" else f"stream {stream_type:#x}"
+
+
+def _assertion(dump: Minidump) -> str | None:
+    """Breakpad's assertion text; None without one, and for an AssertionInfo stream that says nothing.
+
+    Some writers (Electron's Crashpad on Windows) emit an all-zero AssertionInfo stream:
+    "Unknown assertion type 0x00000000" would only mislead.
+    """
+    assertion = dump.assertion
+    if assertion is None or not _usable(dump, StreamType.AssertionInfoStream):
+        return None
+    if not (assertion.type or assertion.expression or assertion.function or assertion.file or assertion.line):
+        return None
+    return assertion.describe()
+
+
 def _usable(dump: Minidump, stream_type: int) -> bool:
     return dump.entry(stream_type) is not None and not dump.strictly_rejected(stream_type)
-
-
-@dataclass(frozen=True, slots=True)
-class ThreadStart:
-    """Where a walk of a thread starts: its context (the exception's for the crashing thread) and stack."""
-
-    context: CpuContext | None
-    stack: MemoryRegion | None
 
 
 def thread_starts(dump: Minidump) -> list[ThreadStart]:
     """Each thread's start, worked out once for the unwalked state, the prefetch and the walk."""
     starts = []
+    crashing = dump.crashing_thread_index
+    exception = dump.exception.context if dump.exception is not None else None
     for thread in dump.threads:
         context = dump.thread_context(thread)
-        starts.append(ThreadStart(context, dump.stack_region_for(thread, context)))
+        source = None
+        if context is not None:
+            from_exception = thread.index == crashing and context is exception
+            source = ContextSource.EXCEPTION if from_exception else ContextSource.THREAD
+        starts.append(ThreadStart(context, dump.stack_region_for(thread, context), source))
     return starts
 
 

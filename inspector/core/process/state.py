@@ -12,12 +12,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from inspector.core.minidump import (
+    CpuContext,
     DirectoryEntry,
     HandleData,
     MacBootargs,
     MacCrashInfo,
+    MemoryRegion,
     MemoryView,
     Module,
+    ModuleList,
     UnloadedModule,
     windows_error_name,
 )
@@ -166,12 +169,35 @@ class LsbRelease:
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """Damage found in the inputs: in the dump (with its offset) or in a symbol file."""
+    """Damage found in the inputs: in the dump (with its offset) or in a symbol file, or a walk cut short.
 
-    source: str  # "dump", "symbols", "symbol path"
+    `where`, for people: the stream of the dump, the module, the path or the thread it is
+    about (None: the dump as a whole). The JSON's `inspector_problems` has the other four.
+    """
+
+    source: str  # "dump", "symbols", "symbol path", "walk"
     code: str
     message: str
     offset: int | None = None
+    where: str | None = None
+
+
+class ContextSource(enum.Enum):
+    """Where a thread's starting registers come from."""
+
+    EXCEPTION = "exception record"
+    THREAD = "thread list"
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadStart:
+    """Where a walk of a thread starts: its context (the exception's for the crashing thread), where
+    that context comes from, and the stack memory the walk reads. Known for every thread, also for
+    those that are not walked (no context, or the thread that wrote the dump)."""
+
+    context: CpuContext | None
+    stack: MemoryRegion | None
+    source: ContextSource | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,11 +229,25 @@ class ProcessState:
     walked: bool = False
     analysis: CrashAnalysis | None = None  # the crashing instruction & co. (inspector.core.analysis)
     microdump: MicrodumpInfo | None = None  # what only a microdump says (None for a minidump)
+    #: each thread's start, by thread index (its context and stack even when it is not walked)
+    thread_starts: tuple[ThreadStart, ...] = ()
+    #: the modules by address (lookups of the module that holds an address)
+    module_list: ModuleList = field(default_factory=lambda: ModuleList(()))
+    #: bytes in the dump file
+    dump_size: int = 0
 
     @property
     def main_module(self) -> int | None:
-        """rust-minidump's main module: the first of the module list (none in a microdump, as in Breakpad)."""
+        """The main module's index: the first of the module list, as rust-minidump says (None: no modules,
+        and none in a microdump, as in Breakpad).
+
+        The JSON writes `"main_module": 0` for a minidump whatever its modules, as rust-minidump 0.25 does.
+        """
         return 0 if self.modules and self.microdump is None else None
+
+    @property
+    def pointer_width(self) -> int:
+        return self.system.pointer_width
 
     @property
     def crashed(self) -> bool:

@@ -158,11 +158,11 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     for offset in WINDOWS_FRAME_POINTER_OFFSETS if windows else (0,):
         reads: list[MemoryWord] = []
         checks: list[Check] = []
-        ip_word = memory.word(last_bp + offset + POINTER_WIDTH, POINTER_WIDTH, "return address")
+        ip_word = memory.word(last_bp + offset + POINTER_WIDTH, POINTER_WIDTH, "return address", "rip")
         reads.append(ip_word)
         bp_word = None
         if ip_word.value is not None:
-            bp_word = memory.word(last_bp + offset, POINTER_WIDTH, "caller rbp")
+            bp_word = memory.word(last_bp + offset, POINTER_WIDTH, "caller rbp", "rbp")
             reads.append(bp_word)
         if ip_word.value is None or bp_word is None or bp_word.value is None:
             probes.append(FramePointerProbe(offset, tuple(reads), (), False))
@@ -225,8 +225,8 @@ def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     if last_bp % 8:
         return failed("rbp is not 8-aligned")
     memory = walk.memory
-    ip_word = memory.word((last_bp + 8) & U64, 8, "return address")
-    bp_word = memory.word(last_bp, 8, "caller rbp")
+    ip_word = memory.word((last_bp + 8) & U64, 8, "return address", "rip")
+    bp_word = memory.word(last_bp, 8, "caller rbp", "rbp")
     reads += [ip_word, bp_word]
     if ip_word.value is None or bp_word.value is None:
         return failed("cannot read the frame record")
@@ -280,7 +280,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     caller_bp: int | None = None
     if last_bp is not None and slot > last_sp:
         address_of_bp = slot - POINTER_WIDTH
-        word = walk.memory.word(address_of_bp, POINTER_WIDTH, "word below the return address")
+        word = walk.memory.word(address_of_bp, POINTER_WIDTH, "word below the return address", "rbp")
         reads.append(word)
         bp = word.value if word.value is not None else 0
         pushed = (
@@ -325,7 +325,7 @@ def _breakpad_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     caller_bp: int | None = None
     if last_bp is not None:
         if slot - 8 == last_bp:
-            word = walk.memory.word(last_bp, 8, "saved rbp below the return address")
+            word = walk.memory.word(last_bp, 8, "saved rbp below the return address", "rbp")
             reads.append(word)
             ok = word.value is not None and word.value > slot
             checks.append(Check("the saved rbp is above the return-address slot", ok))

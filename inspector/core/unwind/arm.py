@@ -85,8 +85,8 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
         caller_fp, caller_pc, caller_sp = 0, 0, last_sp
         probe = FramePointerProbe(0, (), (), True)
     else:
-        fp_word = walk.memory.word(last_fp, 4, "caller fp")
-        pc_word = walk.memory.word(last_fp + 4, 4, "return address")
+        fp_word = walk.memory.word(last_fp, 4, "caller fp", "fp")
+        pc_word = walk.memory.word(last_fp + 4, 4, "return address", "pc")
         ok = fp_word.value is not None and pc_word.value is not None
         probe = FramePointerProbe(0, (fp_word, pc_word), (), ok)
         if fp_word.value is None or pc_word.value is None:

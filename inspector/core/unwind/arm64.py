@@ -131,8 +131,8 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     if last_fp == 0:
         caller_fp, caller_pc, caller_sp = 0, 0, last_sp
     else:
-        fp_word = walk.memory.word(last_fp, 8, "caller fp")
-        pc_word = walk.memory.word(last_fp + 8, 8, "return address")
+        fp_word = walk.memory.word(last_fp, 8, "caller fp", "fp")
+        pc_word = walk.memory.word(last_fp + 8, 8, "return address", "pc")
         reads += [fp_word, pc_word]
         if fp_word.value is None or pc_word.value is None:
             detail = FramePointerDetail("fp", last_fp, (FramePointerProbe(0, tuple(reads), (), False),))
@@ -144,7 +144,7 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     caller_pc = env.strip_pointer_auth(caller_pc)
     caller_lr = None
     if env.options.arm64_lr_recovery and caller_fp != 0 and caller_fp + 8 <= U64:
-        lr_word = walk.memory.word(caller_fp + 8, 8, "caller lr (from the caller's frame record)")
+        lr_word = walk.memory.word(caller_fp + 8, 8, "caller lr (from the caller's frame record)", "lr")
         reads.append(lr_word)
         if lr_word.value is not None:
             caller_lr = env.strip_pointer_auth(lr_word.value)
@@ -183,8 +183,8 @@ def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     reads: list[MemoryWord] = []
     caller_fp = caller_lr = 0
     if last_fp:
-        fp_word = walk.memory.word(last_fp, 8, "caller fp")
-        lr_word = walk.memory.word((last_fp + 8) & U64, 8, "caller lr")
+        fp_word = walk.memory.word(last_fp, 8, "caller fp", "fp")
+        lr_word = walk.memory.word((last_fp + 8) & U64, 8, "caller lr", "lr")
         reads += [fp_word, lr_word]
         if fp_word.value is None or lr_word.value is None:
             detail = FramePointerDetail("fp", last_fp, (FramePointerProbe(0, tuple(reads), (), False),))

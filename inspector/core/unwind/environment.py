@@ -47,9 +47,9 @@ class StackMemory:
         value: int = self._unpack[width](self._data, offset)[0]
         return value
 
-    def word(self, address: int, width: int, role: str) -> MemoryWord:
-        """Read a word and record it for the trace."""
-        return MemoryWord(address, width, self.read(address, width), role)
+    def word(self, address: int, width: int, role: str, register: str | None = None) -> MemoryWord:
+        """Read a word and record it for the trace (`register`: the caller register it is read for)."""
+        return MemoryWord(address, width, self.read(address, width), role, register)
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,8 +132,8 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
         return StrategyResult.failed(
             StrategyAttempt(strategy, Outcome.FAILED, f"ebp {last_bp:#x} would overflow")
         )
-    ip_word = walk.memory.word(last_bp + 4, 4, "return address")
-    bp_word = walk.memory.word(last_bp, 4, "caller ebp") if ip_word.value is not None else None
+    ip_word = walk.memory.word(last_bp + 4, 4, "return address", "eip")
+    bp_word = walk.memory.word(last_bp, 4, "caller ebp", "ebp") if ip_word.value is not None else None
     reads = (ip_word,) if bp_word is None else (ip_word, bp_word)
     ok = ip_word.value is not None and bp_word is not None and bp_word.value is not None
     detail = FramePointerDetail("ebp", last_bp, (FramePointerProbe(0, reads, (), ok),))
@@ -176,7 +176,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     checks: list[Check] = []
     caller_bp: int | None = None
     if slot > last_sp:
-        word = walk.memory.word(slot - 4, 4, "word below the return address")
+        word = walk.memory.word(slot - 4, 4, "word below the return address", "ebp")
         reads.append(word)
         bp = word.value if word.value is not None else 0
         pushed = bp > slot and bp - (slot - 4) <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
@@ -440,8 +440,8 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
     """Breakpad's GetCallerByEBPAtBase: the ebp chain, or (if unreadable) a scan with ebp-chain repair."""
     ctx = callee.context
     last_esp, last_ebp = ctx.value("esp"), ctx.value("ebp")
-    ip_word = walk.memory.word((last_ebp + 4) & U32, 4, "return address")
-    bp_word = walk.memory.word(last_ebp, 4, "caller ebp")
+    ip_word = walk.memory.word((last_ebp + 4) & U32, 4, "return address", "eip")
+    bp_word = walk.memory.word(last_ebp, 4, "caller ebp", "ebp")
     if ip_word.value is not None and bp_word.value is not None:
         caller = ctx.with_registers({"eip": ip_word.value, "esp": (last_ebp + 8) & U32, "ebp": bp_word.value})
         detail = FramePointerDetail("ebp", last_ebp, (FramePointerProbe(0, (ip_word, bp_word), (), True),))
@@ -467,7 +467,7 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
         return StrategyResult((fp_attempt, scan_failure(result)))
     caller_esp = result.address + 4
     chain = caller_esp - 8
-    saved = walk.memory.word(chain, 4, "saved ebp below the return address")
+    saved = walk.memory.word(chain, 4, "saved ebp below the return address", "ebp")
     good = (
         saved.value is not None
         and saved.value > chain
