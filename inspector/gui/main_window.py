@@ -37,9 +37,10 @@ from PySide6.QtWidgets import (
 )
 
 from inspector import __version__
+from inspector.core.process import Progress
 from inspector.gui.document import AnalysisRequest
 from inspector.gui.file_drop import DropOverlay, DropPlan, plan_drop
-from inspector.gui.jobs import Progress, progress_fraction, progress_text
+from inspector.gui.jobs import progress_fraction, progress_text
 from inspector.gui.panes.frame_pane import FramePane
 from inspector.gui.panes.memory_pane import MemoryPane
 from inspector.gui.panes.module_pane import ModulePane
@@ -644,7 +645,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def select_crashing_thread(self) -> None:
         doc = self.session.document
-        crashing = doc.snapshot.crashing_thread if doc is not None else None
+        crashing = doc.crashing_thread if doc is not None else None
         if crashing is None:
             self._show_status("This dump names no crashing thread")
             return
@@ -692,11 +693,9 @@ class MainWindow(QMainWindow):
             self.settings.add_recent_file(doc.path)
             self.settings.sync()
             self._update_recent_menu()
-        snap = doc.snapshot
-        self._show_status(
-            f"{doc.path.name}: {len(snap.threads)} threads, {len(snap.modules)} modules; walking the stacks…",
-            0,
-        )
+        state = doc.state
+        counts = f"{len(state.threads)} threads, {len(state.modules)} modules"
+        self._show_status(f"{doc.path.name}: {counts}; walking the stacks…", 0)
 
     @Slot(object)
     def _on_progress(self, progress: object) -> None:
@@ -716,10 +715,10 @@ class MainWindow(QMainWindow):
         if doc is None:
             self._show_status("Done")
             return
-        snap = doc.snapshot
+        state = doc.state
         lacking = len(doc.modules_lacking_symbols())
         problems = len(doc.problems())
-        parts = [f"{doc.path.name}: {len(snap.threads)} threads, {len(snap.modules)} modules"]
+        parts = [f"{doc.path.name}: {len(state.threads)} threads, {len(state.modules)} modules"]
         if lacking:
             parts.append(f"{lacking} on the stacks without symbols")
         if problems:
@@ -758,7 +757,7 @@ class MainWindow(QMainWindow):
         dock = self.docks["problems"]
         dock.setWindowTitle(f"Problems ({count})" if count else "Problems")
         doc = self.session.document
-        if count and doc is not None and doc.snapshot.problems:
+        if count and doc is not None and any(p.source == "dump" for p in doc.state.problems):
             dock.show()
             dock.raise_()
 

@@ -10,7 +10,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from inspector.gui.document import SymbolLoadState
+from inspector.core.process import SymbolState
 from inspector.gui.main_window import MainWindow
 from inspector.gui.models.module_model import ModuleTableModel
 from inspector.gui.models.roles import AddressRole
@@ -134,9 +134,9 @@ def test_a_dropped_sym_file_is_used_for_its_module(
     sym = next((sample_symbols() / "render_farm").rglob("*.sym"))
     drop_and_wait(qtbot, window, [sym])
     doc = window.session.document
-    assert doc is not None and doc.symbols[0].state is SymbolLoadState.LOADED
+    assert doc is not None and doc.symbols[0].state is SymbolState.LOADED
     assert 0 not in doc.modules_lacking_symbols() and 2 in doc.modules_lacking_symbols()
-    assert doc.symbols[0].path == sym and doc.symbols[0].found_by == "MODULE line"
+    assert doc.symbols[0].path == str(sym) and doc.symbols[0].found_by == "MODULE line"
     assert settings.symbol_paths == [sym]
 
 

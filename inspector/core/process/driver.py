@@ -101,7 +101,7 @@ def process_events(
     *,
     cancel: CancelToken = NEVER,
     usable_only: bool = True,
-) -> Iterator[ProcessEvent]:
+) -> Generator[ProcessEvent, None, None]:
     """Process a dump, yielding events (see the module docstring). A path is opened and closed here.
 
     `usable_only=False`: a dump with nothing a report is made of (see `start.check_usable`) is

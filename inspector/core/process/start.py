@@ -112,8 +112,11 @@ def unwalked_state(
     lsb = dump.lsb_release if _usable(dump, StreamType.LinuxLsbRelease) else None
     limits = dump.linux_limits if _usable(dump, StreamType.MozLinuxLimits) else None
     soft = dump.soft_errors if _usable(dump, StreamType.MozSoftErrors) else None
+    # a microdump's problems are about its lines (the message says which), not a directory
+    unstreamed = "microdump" if as_microdump(dump) is not None else "directory"
     problems = [
-        Problem("dump", p.code, p.message, p.offset, _stream_name(p.stream_type)) for p in dump.problems
+        Problem("dump", p.code, p.message, p.offset, _stream_name(p.stream_type, unstreamed))
+        for p in dump.problems
     ]
     if dump.thread_list is None:
         problems.append(
@@ -171,6 +174,7 @@ def unwalked_state(
         thread_starts=tuple(starts),
         module_list=dump.modules,
         dump_size=dump.size,
+        symbols_searched=bool(options.symbol_paths) or options.uses_servers,
     )
 
 
@@ -193,10 +197,11 @@ def _crash_analysis(
     )
 
 
-def _stream_name(stream_type: int | None) -> str:
-    """`SystemInfoStream (0x7)`, `stream 0x47670003`, or `directory` for damage in the directory."""
+def _stream_name(stream_type: int | None, unstreamed: str = "directory") -> str:
+    """`SystemInfoStream (0x7)`, `stream 0x47670003`, or `unstreamed` (damage in the directory, or
+    in a microdump's lines)."""
     if stream_type is None:
-        return "directory"
+        return unstreamed
     name = stream_type_name(stream_type)
     return f"{name} ({stream_type:#x})" if name != "unknown" else f"stream {stream_type:#x}"
 

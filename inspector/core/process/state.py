@@ -235,6 +235,9 @@ class ProcessState:
     module_list: ModuleList = field(default_factory=lambda: ModuleList(()))
     #: bytes in the dump file
     dump_size: int = 0
+    #: symbol paths or servers were given: a module whose symbols were never looked up was not needed
+    #: (without them nothing is looked up at all)
+    symbols_searched: bool = False
 
     @property
     def main_module(self) -> int | None:

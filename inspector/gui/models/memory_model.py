@@ -28,7 +28,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from inspector.core.minidump import MemoryRegion
 from inspector.core.types import format_address
-from inspector.gui.document import PointerKind, PointerTarget
+from inspector.gui.lookups import PointerKind, PointerTarget
 from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, ItemRole
 from inspector.gui.theme import Theme

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
+from inspector.core.explain import NodeKind, Tone, TraceNode
 from inspector.gui.models.headered_model import HeaderedTreeModel
 from inspector.gui.models.roles import ItemRole
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import NodeKind, Tone, TraceNode
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
