@@ -40,6 +40,7 @@ from inspector.core.symbols import SymbolServerOptions
 from inspector.core.unwind import WalkOptions
 from inspector.gui.document import AnalysisRequest, AnalysisStatus, Document, ThreadView
 from inspector.gui.jobs import Job, analysis_job
+from inspector.gui.stepper import DecisionPosition, node_reading, position_of, step_target
 from inspector.gui.worker import JobRunner
 
 log = logging.getLogger(__name__)
@@ -66,21 +67,6 @@ class TraceFocus:
     thread: int
     frame: int
     path: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionPosition:
-    """Where the stepper is: decision `index` (0-based) of `total` in the selected thread's walk."""
-
-    index: int
-    total: int
-    decision: Decision
-
-    @property
-    def text(self) -> str:
-        return (
-            f"decision {self.index + 1} of {self.total}: frame {self.decision.frame}: {self.decision.label}"
-        )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -545,7 +531,7 @@ class Session(QObject):
             tree = doc.trace_tree(self._thread, frame)
             if tree is None:
                 continue
-            node = _node_reading(tree, address)
+            node = node_reading(tree, address)
             if node is not None:
                 self.focus_trace(TraceFocus(self._thread, frame, node.path))
                 return True
@@ -561,36 +547,16 @@ class Session(QObject):
     def decision_position(self) -> DecisionPosition | None:
         """The focused decision (or the one whose trace line holds the focus), None without a focus."""
         focus = self._focus
-        if focus is None:
-            return None
-        decisions = self.decisions()
-        best: int | None = None
-        for i, d in enumerate(decisions):
-            if d.frame != focus.frame:
-                continue
-            if focus.path[: len(d.path)] == d.path and (
-                best is None or len(d.path) >= len(decisions[best].path)
-            ):
-                best = i
-        if best is None:
-            return None
-        return DecisionPosition(best, len(decisions), decisions[best])
+        return None if focus is None else position_of(self.decisions(), focus.frame, focus.path)
 
     def step_decision(self, delta: int) -> DecisionPosition | None:
         """Go to the next (+1) or previous (-1) decision of the selected thread's walk."""
         decisions = self.decisions()
         if not decisions:
             return None
-        position = self.decision_position()
-        if position is not None:
-            exact = decisions[position.index].path == (self._focus.path if self._focus else None)
-            target = position.index + delta if exact or delta > 0 else position.index
-        else:
-            frame = self._frame.frame if self._frame is not None and self._frame.thread == self._thread else 0
-            first = next((i for i, d in enumerate(decisions) if d.frame == frame), 0)
-            target = first if delta > 0 else first - 1
-        target = max(0, min(len(decisions) - 1, target))
-        decision = decisions[target]
+        frame = self._frame.frame if self._frame is not None and self._frame.thread == self._thread else 0
+        focus_path = self._focus.path if self._focus else None
+        decision = step_target(decisions, self.decision_position(), focus_path, frame, delta)
         self.focus_trace(TraceFocus(self._thread, decision.frame, decision.path))
         return self.decision_position()
 
@@ -628,17 +594,6 @@ class _Pending:
     progress: Progress | None = None
     frames: dict[int, tuple[int, int]] = field(default_factory=dict)
     walked: list[int] = field(default_factory=list)
-
-
-def _node_reading(tree: TraceNode, address: int) -> TraceNode | None:
-    """The first decision line whose reads include `address` (a rule, a candidate, a probe), else any line."""
-    fallback = None
-    for node in tree.walk():
-        if address in node.reads:
-            if node.step:
-                return node
-            fallback = fallback or node
-    return fallback
 
 
 def _is_problem(symbols: ModuleSymbolSummary) -> bool:
