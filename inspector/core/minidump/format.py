@@ -303,3 +303,39 @@ HANDLE_OBJECT_INFORMATION_TYPES = (
     "MiniSemaphoreInformation1",
     "MiniHandleObjectInformationTypeMax",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The minidump header (MINIDUMP_HEADER)."""
+
+    signature: int
+    version: int
+    stream_count: int
+    stream_directory_rva: int
+    checksum: int
+    time_date_stamp: int
+    flags: int
+
+
+@dataclass(frozen=True, slots=True)
+class DirectoryEntry:
+    """One directory entry: `data_size` bytes of stream `stream_type` at file offset `rva`."""
+
+    index: int
+    stream_type: int
+    data_size: int
+    rva: int
+
+    @property
+    def name(self) -> str:
+        """rust-minidump's name for the type ('unknown' if it has none)."""
+        return stream_type_name(self.stream_type)
+
+    @property
+    def vendor(self) -> StreamVendor:
+        return StreamVendor.of(self.stream_type)
+
+    @property
+    def is_known(self) -> bool:
+        return self.stream_type in KNOWN_STREAM_TYPES
