@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from inspector.core.errors import MinidumpError
-from inspector.core.minidump.context import context_size
+from inspector.core.minidump.context_layouts import context_size
 from inspector.core.minidump.errors import BadData, BadRva, StreamProblem, StreamSizeMismatch, StreamTruncated
 from inspector.core.minidump.format import Location
 

@@ -8,7 +8,7 @@ stackwalker built, which have no raw bytes: their registers only).
 from __future__ import annotations
 
 from inspector.core.minidump import CpuContext
-from inspector.core.minidump.context import ContextLayout, FieldValue
+from inspector.core.minidump.context_layouts import ContextLayout, FieldValue
 from inspector.core.minidump.reader import byte_order
 
 
