@@ -206,3 +206,32 @@ def test_cycle_finder_sees_a_cycle_through_a_type_checking_import(tmp_path: Path
     )
     (package / "d.py").write_text("import inspector.a\n")
     assert _import_cycles(tmp_path) == [["inspector.a", "inspector.b", "inspector.c"]]
+
+
+#: Longest a module of ours may be: past it, a module usually does several jobs (split it by job).
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_longer_than_the_limit() -> None:
+    long = {
+        str(p.relative_to(REPO)): n
+        for p in (REPO / "inspector").rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"modules longer than {MAX_MODULE_LINES} lines (split them by job): {long}"
+
+
+def test_no_class_is_defined_in_both_the_core_and_the_gui() -> None:
+    """The window shows the core's model: it keeps no second copy of the core's types."""
+
+    def classes(root: Path) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for path in root.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+                if isinstance(node, ast.ClassDef):
+                    found.setdefault(node.name, []).append(str(path.relative_to(REPO)))
+        return found
+
+    core, gui = classes(REPO / "inspector" / "core"), classes(REPO / "inspector" / "gui")
+    both = {name: core[name] + gui[name] for name in core.keys() & gui.keys()}
+    assert not both, f"classes defined in both inspector/core and inspector/gui: {both}"
