@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector.core.minidump import Minidump
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.report.human import register_lines, render_human
 from inspector.core.report.json_report import json_document, render_json
@@ -102,7 +103,7 @@ def test_json_schema_and_values(tmp_path: Path) -> None:
     assert doc["inspector_problems"] == [
         {"source": "dump", "code": "BadData", "message": "exception context: empty location", "offset": 0}
     ]
-    assert doc["thread_count"] == 2 and doc["main_module"] == 0
+    assert doc["thread_count"] == 2 and doc["main_module"] == 0 and state.main_module == 0
     assert "\n" not in render_json(state) and render_json(state, pretty=True).startswith('{\n  "crash_info"')
     assert json_document(state)["status"] == "OK"
 
@@ -175,3 +176,10 @@ def test_trace_text(tmp_path: Path) -> None:
 def test_json_round_trips(tmp_path: Path, pretty: bool) -> None:
     state = _state(tmp_path)
     assert json.loads(render_json(state, pretty=pretty)) == json.loads(json.dumps(json_document(state)))
+
+
+def test_a_dump_without_modules_has_no_main_module_but_the_json_says_0_as_rust_minidump() -> None:
+    state = process(Minidump.from_bytes(SynthMinidump().add_thread(thread_id=1).finish()))
+    assert state.modules == () and state.main_module is None
+    assert json_document(state)["main_module"] == 0
+    assert "(main)" not in render_human(state)
