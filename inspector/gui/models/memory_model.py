@@ -7,7 +7,7 @@ stack costs nothing until it is scrolled through.
 What the notes column says and how rows are shaded comes from three sources:
 
 * pointers: every word that points into a module or a thread's stack is
-  described by the `describe_pointer` callable (`DumpSnapshot.describe_pointer`);
+  described by the `describe_pointer` callable (`lookups.describe_pointer`);
 * note layers: `set_notes(layer, notes)` attaches `WordNote`s to addresses, one
   named layer per source ("registers": where the selected frame's registers
   point; "trace": frame starts, return addresses, CFAs, saved registers, scan

@@ -1,4 +1,4 @@
-"""`TraceTreeModel`: one frame's unwind trace (`unwind_trace.TraceNode`) as a two-column tree: step, result.
+"""`TraceTreeModel`: one frame's explanation (`explain.TraceNode`) as a tree of two columns: step, result.
 
 The tree is built once per frame by `Document.trace_tree` and never changes,
 so the model only resets when another frame is shown. Indexes point at their
