@@ -52,6 +52,11 @@ def _hex(value: int | None) -> str:
     return "unreadable" if value is None else f"{value:#x}"
 
 
+def _values(pairs: Sequence[tuple[str, int]]) -> str:
+    """`rip=0x1000 rsp=0x2000`."""
+    return " ".join(f"{name}={value:#x}" for name, value in pairs)
+
+
 def _stack_text(result_stack: Sequence[int | str]) -> str:
     return "[" + " ".join(f"{v:#x}" if isinstance(v, int) else str(v) for v in result_stack) + "]"
 
@@ -267,7 +272,7 @@ def _add_attempt(
             TraceNode(
                 NodeKind.INFO,
                 "caller registers",
-                " ".join(f"{name}={value:#x}" for name, value in attempt.registers),
+                _values(attempt.registers),
                 tooltip="The registers this strategy produced for the caller",
             )
         )
@@ -373,7 +378,7 @@ def _add_stack_win(node: TraceNode, detail: StackWinDetail, attempt: StrategyAtt
             TraceNode(
                 NodeKind.INFO,
                 "initial variables",
-                " ".join(f"{name}={value:#x}" for name, value in detail.variables),
+                _values(detail.variables),
             )
         )
     for search in detail.searches:

@@ -7,6 +7,8 @@ on Windows, for the context frame only, a simulated return from a leaf function 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from inspector.core.minidump import CpuContext
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind.cfi import cfi_strategy
@@ -32,7 +34,6 @@ from inspector.core.unwind.trace import (
     FramePointerProbe,
     MemoryWord,
     Outcome,
-    ScanDetail,
     Strategy,
     StrategyAttempt,
 )
@@ -265,51 +266,23 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     there: use it; else, if the callee's rbp is at or above the caller's rsp, the function
     left rbp alone: keep it.
     """
-    closed = scan_opening(callee, walk)
-    if closed is not None:
-        return closed
-    ctx = callee.context
-    result = scan_from_stack_pointer(callee, walk)
-    if result.address is None or result.value is None:
-        return StrategyResult.failed(scan_failure(result))
-    slot, caller_ip = result.address, result.value
-    last_bp, last_sp = ctx.get("rbp"), ctx.value("rsp")
-    caller_sp = slot + POINTER_WIDTH
-    reads: list[MemoryWord] = []
-    checks: list[Check] = []
-    caller_bp: int | None = None
-    if last_bp is not None and slot > last_sp:
-        address_of_bp = slot - POINTER_WIDTH
-        word = walk.memory.word(address_of_bp, POINTER_WIDTH, "word below the return address", "rbp")
-        reads.append(word)
-        bp = word.value if word.value is not None else 0
-        pushed = (
-            last_bp == address_of_bp and bp > slot and bp - address_of_bp <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
-        )
-        checks.append(
-            Check(
-                f"callee rbp points at {address_of_bp:#x}, which holds a higher stack address within 128 KiB",
-                pushed,
-            )
-        )
-        if pushed:
-            readable = walk.memory.read(bp, POINTER_WIDTH) is not None
-            checks.append(Check(f"saved rbp {bp:#x} points into the stack", readable))
-            if readable:
-                caller_bp = bp
-        else:
-            kept = last_bp >= caller_sp
-            checks.append(Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", kept))
-            if kept:
-                caller_bp = last_bp
-    registers = {"rip": caller_ip, "rsp": caller_sp}
-    if caller_bp is not None:
-        registers["rbp"] = caller_bp
-    return _scanned(result.detail, reads, checks, CpuContext.from_registers(ctx.cpu, registers), last_sp)
+    return _scan(callee, walk, _recover_rbp, from_callee=False)
 
 
 def _breakpad_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     """Breakpad's scan: rbp recovery as rust-minidump's, without the gap and readability checks."""
+    # Breakpad builds the caller from the callee: the other registers' stale values stay (invalid)
+    return _scan(callee, walk, _breakpad_recover_rbp, from_callee=True)
+
+
+#: (the walk, callee rbp, callee rsp, the return-address slot) -> (the caller's rbp or None, the words
+#: read and the checks made for it)
+_RbpRecovery = Callable[[ThreadWalk, int, int, int], "tuple[int | None, list[MemoryWord], list[Check]]"]
+
+
+def _scan(
+    callee: StackFrame, walk: ThreadWalk, recover: _RbpRecovery, *, from_callee: bool
+) -> StrategyResult:
     closed = scan_opening(callee, walk)
     if closed is not None:
         return closed
@@ -319,43 +292,60 @@ def _breakpad_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         return StrategyResult.failed(scan_failure(result))
     slot, caller_ip = result.address, result.value
     last_bp, last_sp = ctx.get("rbp"), ctx.value("rsp")
-    caller_sp = slot + POINTER_WIDTH
-    reads: list[MemoryWord] = []
-    checks: list[Check] = []
-    caller_bp: int | None = None
-    if last_bp is not None:
-        if slot - 8 == last_bp:
-            word = walk.memory.word(last_bp, 8, "saved rbp below the return address", "rbp")
-            reads.append(word)
-            ok = word.value is not None and word.value > slot
-            checks.append(Check("the saved rbp is above the return-address slot", ok))
-            if ok:
-                caller_bp = word.value
-        else:
-            ok = last_bp >= caller_sp
-            checks.append(Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", ok))
-            if ok:
-                caller_bp = last_bp
-    registers = {"rip": caller_ip, "rsp": caller_sp}
+    caller_bp, reads, checks = (None, [], []) if last_bp is None else recover(walk, last_bp, last_sp, slot)
+    registers = {"rip": caller_ip, "rsp": slot + POINTER_WIDTH}
     if caller_bp is not None:
         registers["rbp"] = caller_bp
-    return _scanned(result.detail, reads, checks, ctx.with_registers(registers), last_sp)
-
-
-def _scanned(
-    detail: ScanDetail, reads: list[MemoryWord], checks: list[Check], caller: CpuContext, last_sp: int
-) -> StrategyResult:
-    slot = caller.value("rsp") - POINTER_WIDTH
+    caller = ctx.with_registers(registers) if from_callee else CpuContext.from_registers(ctx.cpu, registers)
     word = (slot - last_sp) // POINTER_WIDTH
-    reason = f"return address {caller.value('rip'):#x} found at {slot:#x}, word {word}"
     attempt = StrategyAttempt(
         Strategy.SCAN,
         Outcome.FOUND,
-        reason,
-        with_frame_pointer(detail, reads, checks),
+        f"return address {caller_ip:#x} found at {slot:#x}, word {word}",
+        with_frame_pointer(result.detail, reads, checks),
         tuple(caller.valid_registers()),
     )
     return StrategyResult((attempt,), caller, FrameTrust.SCAN)
+
+
+def _recover_rbp(
+    walk: ThreadWalk, last_bp: int, last_sp: int, slot: int
+) -> tuple[int | None, list[MemoryWord], list[Check]]:
+    if slot <= last_sp:
+        return None, [], []
+    caller_sp = slot + POINTER_WIDTH
+    address_of_bp = slot - POINTER_WIDTH
+    word = walk.memory.word(address_of_bp, POINTER_WIDTH, "word below the return address", "rbp")
+    bp = word.value if word.value is not None else 0
+    gap = bp - address_of_bp
+    pushed = last_bp == address_of_bp and bp > slot and gap <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
+    checks = [
+        Check(
+            f"callee rbp points at {address_of_bp:#x}, which holds a higher stack address within 128 KiB",
+            pushed,
+        )
+    ]
+    if pushed:
+        readable = walk.memory.read(bp, POINTER_WIDTH) is not None
+        checks.append(Check(f"saved rbp {bp:#x} points into the stack", readable))
+        return (bp if readable else None), [word], checks
+    kept = last_bp >= caller_sp
+    checks.append(Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", kept))
+    return (last_bp if kept else None), [word], checks
+
+
+def _breakpad_recover_rbp(
+    walk: ThreadWalk, last_bp: int, last_sp: int, slot: int
+) -> tuple[int | None, list[MemoryWord], list[Check]]:
+    if slot - 8 == last_bp:
+        word = walk.memory.word(last_bp, 8, "saved rbp below the return address", "rbp")
+        ok = word.value is not None and word.value > slot
+        check = Check("the saved rbp is above the return-address slot", ok)
+        return (word.value if ok else None), [word], [check]
+    caller_sp = slot + POINTER_WIDTH
+    ok = last_bp >= caller_sp
+    check = Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", ok)
+    return (last_bp if ok else None), [], [check]
 
 
 UNWINDER = CpuUnwinder(
