@@ -104,7 +104,7 @@ def stop():
     result["stalls_over_50ms"] = sum(1 for g in gaps if g - PERIOD > 0.05)
     result["ticks"] = len(ticks)
     result["slowest_apply"] = slowest["apply"]
-    threads = range(len(session.document.snapshot.threads))
+    threads = range(session.document.thread_count)
     result["frames"] = sum(len(session.document.frames(i)) for i in threads)
     app.exit(0)
 session.analysis_finished.connect(finished)

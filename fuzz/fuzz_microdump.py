@@ -26,6 +26,7 @@ with atheris.instrument_imports(include=["inspector"]):
     from inspector.core.report.json_report import render_json
     from inspector.core.report.machine import render_machine
     from inspector.core.report.microdump_text import render_microdump
+    from inspector.core.strict import set_strict
     from inspector.core.unwind import WalkOptions
 
 REPO = Path(__file__).resolve().parent.parent
@@ -62,6 +63,7 @@ def test_one_input(data: bytes) -> None:
 
 
 def main() -> None:
+    set_strict(True)  # a parser's own IndexError or ValueError is a finding, not "bad data"
     corpus_argument("microdump", sys.argv)
     atheris.Setup(sys.argv, test_one_input)
     atheris.Fuzz()

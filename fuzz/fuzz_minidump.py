@@ -5,7 +5,8 @@
 Each input is read as a minidump, every stream parsed, the dump report rendered, every
 thread walked (with the repository's own symbol files, so STACK CFI runs on fuzzed stacks)
 and the JSON / human / machine reports rendered. Only
-`InspectorError`s may escape; anything else, a hang (`-timeout`) or a blow-up of memory
+`InspectorError`s may escape (in strict mode: a parser's own Python exception is not
+turned into a "bad data" problem); anything else, a hang (`-timeout`) or a blow-up of memory
 (`-rss_limit_mb`) is a finding. See fuzz/README.md.
 """
 
@@ -26,6 +27,7 @@ with atheris.instrument_imports(include=["inspector"]):
     from inspector.core.report.human import render_human
     from inspector.core.report.json_report import render_json
     from inspector.core.report.machine import render_machine
+    from inspector.core.strict import set_strict
     from inspector.core.unwind import WalkOptions
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,6 +63,7 @@ def test_one_input(data: bytes) -> None:
 
 
 def main() -> None:
+    set_strict(True)  # a parser's own IndexError or ValueError is a finding, not "bad data"
     corpus_argument("minidump", sys.argv)
     atheris.Setup(sys.argv, test_one_input)
     atheris.Fuzz()

@@ -53,7 +53,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from inspector.cli import DESKTOP_OPTIONS, SUBCOMMANDS  # what cli.main dispatches on: none is missed
+    from inspector.commands import DESKTOP_OPTIONS, SUBCOMMANDS  # what cli.main dispatches on: none is missed
 
     parser = argparse.ArgumentParser(
         prog="crash-inspector",
@@ -330,7 +330,7 @@ def _screenshot(
         @Slot()
         def capture(self) -> None:
             doc = session.document
-            crashing = doc.snapshot.crashing_thread if doc is not None else None
+            crashing = doc.crashing_thread if doc is not None else None
             if crashing is not None:
                 session.select_thread(crashing.index)
                 if doc is not None and doc.frames(crashing.index):

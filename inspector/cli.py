@@ -13,20 +13,9 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 
-#: Sub-command name -> (module, function taking the remaining argv and returning an exit code).
-#: Imported lazily so each command only loads what it uses.
-SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "dump": ("inspector.cli_dump", "run"),
-    "stackwalk": ("inspector.cli_stackwalk", "run"),
-}
+from inspector.commands import DESKTOP_OPTIONS, EXIT_OK, EXIT_UNUSABLE, EXIT_USAGE, SUBCOMMANDS
 
-#: Options that do their job and exit instead of starting the GUI.
-DESKTOP_OPTIONS = ("--install-desktop", "--uninstall-desktop")
-
-EXIT_OK = 0
-#: the command could not do its job: input it cannot use, a desktop install that failed
-EXIT_UNUSABLE = 1
-EXIT_USAGE = 2
+__all__ = ["DESKTOP_OPTIONS", "EXIT_OK", "EXIT_UNUSABLE", "EXIT_USAGE", "SUBCOMMANDS", "main"]
 
 
 def _load(name: str) -> Callable[[list[str]], int]:

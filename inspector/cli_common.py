@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from inspector.cli import EXIT_OK, EXIT_UNUSABLE, EXIT_USAGE
+from inspector.commands import EXIT_OK, EXIT_UNUSABLE, EXIT_USAGE
 from inspector.core.errors import InspectorError
 
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.cli import EXIT_OK, EXIT_UNUSABLE, EXIT_USAGE
+from inspector.commands import EXIT_OK, EXIT_UNUSABLE, EXIT_USAGE
 from inspector.resources import APP_ID, MICRODUMP_MIME_TYPE, MINIDUMP_MIME_TYPE, app_icon, desktop_files_dir
 
 #: PNG sizes for icon themes; the SVG covers desktops that scale icons themselves.

@@ -1,4 +1,10 @@
-"""Shared test set-up: offscreen Qt before anything imports it, and the corpus beside us."""
+"""Shared test set-up: offscreen Qt before anything imports it, strict mode, and the corpus beside us.
+
+The corpus and the performance cases live in `../shared` beside the project (another folder
+with `CRASH_INSPECTOR_SHARED`). A fresh clone has none: the tests that need them skip, saying
+so. CI always has them: `.ci/run` sets `CRASH_INSPECTOR_REQUIRE_CORPUS=1`, and then a missing
+corpus fails those tests instead.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,14 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Strict mode: a parser's own Python exception fails the test instead of becoming a "bad data"
+# problem (inherited by the command-line subprocesses the tests start).
+os.environ.setdefault("CRASH_INSPECTOR_STRICT", "1")
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+SHARED = Path(os.environ.get("CRASH_INSPECTOR_SHARED") or REPO.parent / "shared")
+#: Set by `.ci/run`: the shared data must be there, so its absence is a failure, not a skip.
+REQUIRE_CORPUS = os.environ.get("CRASH_INSPECTOR_REQUIRE_CORPUS", "") not in ("", "0")
 CORPUS = SHARED / "corpus"
 PERF = SHARED / "perf"
 
@@ -32,9 +43,17 @@ def read_cases() -> list[Case]:
     return rows
 
 
+def missing_shared_data(what: str, where: Path) -> None:
+    """A test needs data from `../shared` that is not there: skip (a fresh clone), or fail (CI)."""
+    message = f"no {what} at {where} (it lives beside the project, not in it)"
+    if REQUIRE_CORPUS:
+        pytest.fail(f"{message}; CRASH_INSPECTOR_REQUIRE_CORPUS is set, so it must be there", pytrace=False)
+    pytest.skip(message)
+
+
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
     """`../shared/corpus`; tests that need it skip cleanly in a fresh clone without it."""
     if not (CORPUS / "CASES.tsv").is_file():
-        pytest.skip(f"no test corpus at {CORPUS} (it lives beside the project, not in it)")
+        missing_shared_data("test corpus", CORPUS)
     return CORPUS

@@ -109,3 +109,129 @@ def test_checker_sees_an_indirect_qt_import_inside_a_function(tmp_path: Path) ->
         "inspector.core.walker -> inspector.core.helper -> PySide6",
         "inspector.core.walker -> inspector.core.helper -> PySide6.QtCore",
     ]
+
+
+def _own_imports(root: Path = REPO) -> dict[str, set[str]]:
+    """Our modules and, for each, the modules of ours it imports (anywhere in it, TYPE_CHECKING too).
+
+    `from package import name` imports the module `package.name` when that is one of ours,
+    else `package` itself (a name it defines or re-exports).
+    """
+    files = {_module_name(p, root): p for p in (root / "inspector").rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names if alias.name in files)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[: len(base) - (node.level - 1)]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                for alias in node.names:
+                    if f"{module}.{alias.name}" in files:
+                        targets.add(f"{module}.{alias.name}")
+                    elif module in files:
+                        targets.add(module)
+        targets.discard(name)
+        graph[name] = targets
+    return graph
+
+
+def _import_cycles(root: Path = REPO) -> list[list[str]]:
+    """Groups of our modules that import each other, directly or through others (Tarjan's SCCs)."""
+    graph = _own_imports(root)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(start: str) -> None:
+        # iterative: a deep chain of imports must not hit the recursion limit
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, targets = work[-1]
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        cycles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(cycles)
+
+
+def test_no_import_cycles_between_our_modules() -> None:
+    cycles = _import_cycles()
+    assert not cycles, "modules that import each other:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_cycle_finder_sees_a_cycle_through_a_type_checking_import(tmp_path: Path) -> None:
+    package = tmp_path / "inspector"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from inspector.b import thing\n")
+    (package / "b.py").write_text("from inspector import c\nthing = 1\n")
+    (package / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from inspector.a import x\n"
+    )
+    (package / "d.py").write_text("import inspector.a\n")
+    assert _import_cycles(tmp_path) == [["inspector.a", "inspector.b", "inspector.c"]]
+
+
+#: Longest a module of ours may be: past it, a module usually does several jobs (split it by job).
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_longer_than_the_limit() -> None:
+    long = {
+        str(p.relative_to(REPO)): n
+        for p in (REPO / "inspector").rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"modules longer than {MAX_MODULE_LINES} lines (split them by job): {long}"
+
+
+def test_no_class_is_defined_in_both_the_core_and_the_gui() -> None:
+    """The window shows the core's model: it keeps no second copy of the core's types."""
+
+    def classes(root: Path) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for path in root.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+                if isinstance(node, ast.ClassDef):
+                    found.setdefault(node.name, []).append(str(path.relative_to(REPO)))
+        return found
+
+    core, gui = classes(REPO / "inspector" / "core"), classes(REPO / "inspector" / "gui")
+    both = {name: core[name] + gui[name] for name in core.keys() & gui.keys()}
+    assert not both, f"classes defined in both inspector/core and inspector/gui: {both}"

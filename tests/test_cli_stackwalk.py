@@ -71,10 +71,11 @@ def test_trace_on_the_sample(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     ]
     assert cli.main(args) == 0
     out = capsys.readouterr().out
-    assert "1. STACK CFI: found (chosen) - STACK CFI at render_farm+0x1758" in out
-    assert "STACK CFI INIT 16d0 .cfa: $rsp 8 + .ra: .cfa -8 + ^" in out
-    assert "read 8 bytes at 0x7ffff75cfea8 = 0x5555555557d2 (rule operand)" in out
-    assert "Walk stopped:" in out
+    assert "      1. STACK CFI - found (chosen): STACK CFI at render_farm+0x1758" in out
+    assert "          STACK CFI INIT 16d0 .cfa: $rsp 8 + .ra: .cfa -8 + ^ - applied" in out
+    assert "          ^ - [0x5555555557d2]   read [0x7ffff75cfea8] = 0x5555555557d2" in out
+    assert "      17 registers known - from the exception record" in out  # frame 0: the crash's context
+    assert "      Walk stopped - " in out
 
 
 def test_brief(dump_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

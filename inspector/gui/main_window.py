@@ -32,14 +32,13 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QSizePolicy,
     QToolBar,
-    QToolButton,
     QWidget,
 )
 
 from inspector import __version__
-from inspector.gui.document import AnalysisRequest
+from inspector.gui.analysis_settings import AnalysisSettings
+from inspector.gui.analysis_status import STATUS_TIMEOUT_MS, AnalysisStatusBar
 from inspector.gui.file_drop import DropOverlay, DropPlan, plan_drop
-from inspector.gui.jobs import Progress, progress_fraction, progress_text
 from inspector.gui.panes.frame_pane import FramePane
 from inspector.gui.panes.memory_pane import MemoryPane
 from inspector.gui.panes.module_pane import ModulePane
@@ -50,8 +49,7 @@ from inspector.gui.panes.summary_pane import SummaryPane
 from inspector.gui.panes.thread_pane import ThreadPane
 from inspector.gui.panes.unwind_pane import UnwindPane
 from inspector.gui.preferences_dialog import PreferencesDialog, SymbolPreferences
-from inspector.gui.progress_indicator import ProgressIndicator
-from inspector.gui.session import LoadFailure, Session
+from inspector.gui.session import Session
 from inspector.gui.settings import STATE_VERSION, Settings
 from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
 
@@ -63,7 +61,6 @@ DUMP_FILTER = (
     "Microdump logs (*.txt *.log);;All files (*)"
 )
 DEFAULT_SIZE = (1440, 900)
-STATUS_TIMEOUT_MS = 8000
 
 
 class MainWindow(QMainWindow):
@@ -82,8 +79,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(WINDOW_TITLE)
         self.session = session
         self.settings = settings
-        #: symbol paths used in this session only (from the command line); searched after the saved ones
-        self.session_symbol_paths = tuple(Path(p) for p in session_symbol_paths)
+        #: symbol paths, cache, servers and walk options: what the session analyses with
+        self.analysis_settings = AnalysisSettings(settings, session, session_symbol_paths)
         #: False: errors go to the status bar and the log only (screenshots, scripted runs)
         self.interactive = interactive
         self.message_box: QMessageBox | None = None
@@ -117,20 +114,16 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         self._build_tool_bar()
-        self._build_status_bar()
+        self.analysis_status = AnalysisStatusBar(self, session, self.cancel_action, self.present_error)
+        self.progress_bar = self.analysis_status.progress_bar
+        self.cancel_button = self.analysis_status.cancel_button
         self.drop_overlay = DropOverlay(self)
 
         self.summary_pane.missing_symbols_requested.connect(self.show_modules_lacking_symbols)
         self.memory_pane.message.connect(self._show_status)
         self.memory_pane.words_per_row_changed.connect(self._save_words_per_row)
         self.problem_pane.count_changed.connect(self._on_problem_count)
-        session.analysis_started.connect(self._on_analysis_started)
         session.document_changed.connect(self._on_document_changed)
-        session.progress_changed.connect(self._on_progress)
-        session.analysis_finished.connect(self._on_analysis_finished)
-        session.analysis_cancelled.connect(self._on_analysis_cancelled)
-        session.analysis_failed.connect(self._on_analysis_failed)
-        session.busy_changed.connect(self._on_busy_changed)
         session.trace_focus_changed.connect(self._update_decision)
         session.thread_selected.connect(self._update_decision)
         app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
@@ -141,7 +134,6 @@ class MainWindow(QMainWindow):
         self._restored_state = False
         self._restore_layout()
         self._set_tab_order()
-        self._on_busy_changed(session.is_busy)
         self._update_recent_menu()
 
     # ---- construction ----
@@ -381,21 +373,6 @@ class MainWindow(QMainWindow):
         self.decision_label.setText(position.text)
         self.decision_label.setToolTip(position.text)
 
-    def _build_status_bar(self) -> None:
-        status = self.statusBar()
-        status.setObjectName("statusBar")
-        self.status_label = QLabel(self)
-        self.status_label.setObjectName("statusMessage")
-        self.progress_bar = ProgressIndicator(self)
-        self.progress_bar.setObjectName("analysisProgress")
-        self.progress_bar.setMaximumWidth(280)
-        self.progress_bar.setMinimumWidth(220)
-        self.cancel_button = QToolButton(self)
-        self.cancel_button.setDefaultAction(self.cancel_action)
-        self.cancel_button.setAutoRaise(True)
-        status.addPermanentWidget(self.progress_bar)
-        status.addPermanentWidget(self.cancel_button)
-
     def _set_tab_order(self) -> None:
         chain: list[QWidget] = [
             self.thread_pane.view,
@@ -485,47 +462,31 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         self._update_recent_menu()
 
-    # ---- symbol paths ----
+    # ---- symbol paths and preferences (kept by `AnalysisSettings`) ----
+
+    @property
+    def session_symbol_paths(self) -> tuple[Path, ...]:
+        """Symbol paths used in this session only (from the command line); searched after the saved ones."""
+        return self.analysis_settings.session_symbol_paths
 
     def effective_symbol_paths(self) -> list[Path]:
-        """The saved symbol paths, then this session's (command line), each once."""
-        paths: list[Path] = []
-        for p in [*self.settings.symbol_paths, *self.session_symbol_paths]:
-            if p not in paths:
-                paths.append(p)
-        return paths
+        return self.analysis_settings.effective_symbol_paths()
 
     def push_symbol_settings(self, *, reanalyze: bool = False) -> tuple[bool, bool]:
-        """Give the session every symbol setting: the paths (saved, then this session's), the index
-        cache folder and the servers. Returns (paths changed, servers changed); with `reanalyze`,
-        changed paths re-run the analysis of the open dump."""
-        s, session = self.settings, self.session
-        session.cache_dir = s.effective_cache_dir()
-        servers = s.symbol_server_options()
-        servers_changed = servers != session.symbol_servers
-        session.symbol_servers = servers
-        paths_changed = session.set_symbol_paths(self.effective_symbol_paths(), reanalyze=reanalyze)
-        return paths_changed, servers_changed
+        """Give the session every analysis setting (see `AnalysisSettings.push`); (paths, servers) changed."""
+        pushed = self.analysis_settings.push(reanalyze=reanalyze)
+        return pushed.paths, pushed.servers
 
     def add_session_symbol_paths(self, paths: Iterable[Path]) -> None:
         """Also search `paths`, for this session only (not saved); the next analysis uses them."""
-        self.session_symbol_paths = (*self.session_symbol_paths, *(Path(p) for p in paths))
-        self.push_symbol_settings()
+        self.analysis_settings.add_session_symbol_paths(paths)
 
     def add_symbol_paths(self, paths: Iterable[Path], *, reanalyze: bool = True) -> list[Path]:
         """Save these symbol paths (folders or .sym files) and (by default) re-run the analysis;
         returns those added."""
-        given = list(paths)
-        added = self.settings.add_symbol_paths(given)
-        self.settings.sync()
-        if added:
-            names = ", ".join(str(p) for p in added)
-            again = reanalyze and self.session.document is not None
-            self._show_status(f"Added symbol path {names}" + ("; analysing again" if again else ""))
-            self.push_symbol_settings(reanalyze=reanalyze)
-        elif given:
-            names = ", ".join(str(p) for p in given)
-            self._show_status(f"{names} {'is' if len(given) == 1 else 'are'} already a symbol path")
+        added, message = self.analysis_settings.add_symbol_paths(paths, reanalyze=reanalyze)
+        if message is not None:
+            self._show_status(message)
         return added
 
     @Slot()
@@ -548,17 +509,10 @@ class MainWindow(QMainWindow):
             self.add_symbol_paths(Path(f) for f in files)
 
     def preferences_dialog(self) -> PreferencesDialog:
-        s = self.settings
-        prefs = SymbolPreferences(
-            tuple(s.symbol_paths),
-            s.symbol_cache_enabled,
-            s.symbol_cache_dir,
-            tuple(s.symbol_servers),
-            s.symbols_offline,
-            s.download_timeout,
+        settings = self.analysis_settings
+        return PreferencesDialog(
+            settings.preferences(), self, session_only_paths=settings.session_only_paths()
         )
-        extra = [p for p in self.session_symbol_paths if p not in s.symbol_paths]
-        return PreferencesDialog(prefs, self, session_only_paths=extra)
 
     @Slot()
     def edit_preferences(self) -> None:
@@ -568,19 +522,9 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def apply_preferences(self, prefs: SymbolPreferences) -> None:
-        s = self.settings
-        s.symbol_paths = list(prefs.paths)
-        s.symbol_cache_enabled = prefs.cache_enabled
-        s.symbol_cache_dir = prefs.cache_dir
-        s.symbol_servers = prefs.servers
-        s.symbols_offline = prefs.offline
-        s.download_timeout = prefs.download_timeout
-        s.sync()
-        paths_changed, servers_changed = self.push_symbol_settings(reanalyze=True)
-        if paths_changed:
-            self._show_status("Symbol paths changed; analysing again")
-        elif servers_changed and self.session.reanalyze() is not None:
-            self._show_status("Symbol servers changed; analysing again")
+        message = self.analysis_settings.apply(prefs)
+        if message is not None:
+            self._show_status(message)
 
     # ---- drag and drop ----
 
@@ -644,7 +588,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def select_crashing_thread(self) -> None:
         doc = self.session.document
-        crashing = doc.snapshot.crashing_thread if doc is not None else None
+        crashing = doc.crashing_thread if doc is not None else None
         if crashing is None:
             self._show_status("This dump names no crashing thread")
             return
@@ -668,17 +612,10 @@ class MainWindow(QMainWindow):
     # ---- session feedback ----
 
     def _show_status(self, text: str, timeout_ms: int = STATUS_TIMEOUT_MS) -> None:
-        self.statusBar().showMessage(text, timeout_ms)
+        self.analysis_status.show(text, timeout_ms)
 
     def status_text(self) -> str:
-        return self.statusBar().currentMessage()
-
-    @Slot(object)
-    def _on_analysis_started(self, request: object) -> None:
-        assert isinstance(request, AnalysisRequest)
-        self._show_status(f"Opening {request.dump_path.name}…", 0)
-        self.progress_bar.setRange(0, 0)
-        self.progress_bar.setFormat("opening…")
+        return self.analysis_status.text()
 
     @Slot()
     def _on_document_changed(self) -> None:
@@ -692,73 +629,13 @@ class MainWindow(QMainWindow):
             self.settings.add_recent_file(doc.path)
             self.settings.sync()
             self._update_recent_menu()
-        snap = doc.snapshot
-        self._show_status(
-            f"{doc.path.name}: {len(snap.threads)} threads, {len(snap.modules)} modules; walking the stacks…",
-            0,
-        )
-
-    @Slot(object)
-    def _on_progress(self, progress: object) -> None:
-        assert isinstance(progress, Progress)
-        fraction = progress_fraction(progress)
-        if fraction is None:
-            self.progress_bar.setRange(0, 0)
-            self.progress_bar.setFormat(progress_text(progress) or "walking…")
-            return
-        self.progress_bar.setRange(0, 1000)
-        self.progress_bar.setValue(round(fraction * 1000))
-        self.progress_bar.setFormat(progress_text(progress))
-
-    @Slot()
-    def _on_analysis_finished(self) -> None:
-        doc = self.session.document
-        if doc is None:
-            self._show_status("Done")
-            return
-        snap = doc.snapshot
-        lacking = len(doc.modules_lacking_symbols())
-        problems = len(doc.problems())
-        parts = [f"{doc.path.name}: {len(snap.threads)} threads, {len(snap.modules)} modules"]
-        if lacking:
-            parts.append(f"{lacking} on the stacks without symbols")
-        if problems:
-            parts.append(f"{problems} problem{'s' if problems != 1 else ''} (see Problems)")
-        self._show_status(", ".join(parts), 0)
-
-    @Slot()
-    def _on_analysis_cancelled(self) -> None:
-        self._show_status("Analysis cancelled")
-
-    @Slot(object)
-    def _on_analysis_failed(self, failure: object) -> None:
-        assert isinstance(failure, LoadFailure)
-        doc = self.session.document
-        if failure.document_shown:
-            title = "Analysis failed"
-            text = f"The analysis of {failure.path.name} stopped: {failure.message}"
-        else:
-            title = "Cannot open dump"
-            text = failure.message
-            if doc is not None:
-                text += f"\n\n{doc.path.name} is still shown."
-        self._show_status(f"{title}: {failure.message}", 0)
-        self.present_error(title, text)
-
-    @Slot(bool)
-    def _on_busy_changed(self, busy: bool) -> None:
-        self.cancel_action.setEnabled(busy)
-        self.progress_bar.setVisible(busy)
-        self.cancel_button.setVisible(busy)
-        if not busy:
-            self.progress_bar.reset()
 
     @Slot(int)
     def _on_problem_count(self, count: int) -> None:
         dock = self.docks["problems"]
         dock.setWindowTitle(f"Problems ({count})" if count else "Problems")
         doc = self.session.document
-        if count and doc is not None and doc.snapshot.problems:
+        if count and doc is not None and any(p.source == "dump" for p in doc.state.problems):
             dock.show()
             dock.raise_()
 

@@ -1,15 +1,17 @@
 """Preferences: symbol paths (folders and single `.sym` files, in search order), symbol servers
-(URLs in order, a bearer token each, shown masked; offline; download timeout) and the symbol index cache."""
+(URLs in order, a bearer token each, shown masked; offline; download timeout), the symbol index cache,
+and the stack walk (whose rules to follow — rust-minidump's or Breakpad's — and rust-minidump's switches)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, QObject, QStringListModel, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QButtonGroup,
     QCheckBox,
     QDialog,
     QDialogButtonBox,
@@ -22,12 +24,14 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListView,
     QPushButton,
+    QRadioButton,
     QVBoxLayout,
     QWidget,
 )
 
 from inspector.core.symbols import default_cache_directory, token_variable
 from inspector.core.symbols.http_fetch import url_problem
+from inspector.core.unwind import WalkOptions, WalkPolicy
 from inspector.gui.settings import DEFAULT_DOWNLOAD_TIMEOUT, ServerEntry, absolute_path
 
 
@@ -112,6 +116,8 @@ class _OrderedList(QObject):
 
 @dataclass(frozen=True, slots=True)
 class SymbolPreferences:
+    """What the dialog edits: the symbol settings, and the walk's policy and switches (`walk`)."""
+
     paths: tuple[Path, ...]
     cache_enabled: bool = True
     #: None: the default folder (`default_cache_directory()`)
@@ -119,6 +125,24 @@ class SymbolPreferences:
     servers: tuple[ServerEntry, ...] = ()
     offline: bool = False
     download_timeout: float = DEFAULT_DOWNLOAD_TIMEOUT
+    walk: WalkOptions = field(default_factory=WalkOptions)
+
+
+#: The switches offered under "rust-minidump's later changes", with what each does.
+_SWITCHES = (
+    (
+        "extended_scan_after_cfi",
+        "Scan 160 words, not 40, after a frame found by CFI (rust-minidump PR #1087)",
+    ),
+    (
+        "windows_frame_pointer_probe",
+        "Windows x64: look for the frame record up to 240 bytes above rbp (rust-minidump 0.26)",
+    ),
+    (
+        "arm64_lr_recovery",
+        "arm64: recover lr from the caller's frame record for function-entry CFI (rust-minidump PR #1155)",
+    ),
+)
 
 
 class PreferencesDialog(QDialog):
@@ -132,7 +156,7 @@ class PreferencesDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("preferencesDialog")
         self.setWindowTitle("Preferences")
-        self.resize(680, 640)
+        self.resize(720, 820)
 
         self._paths = _OrderedList(
             [str(p) for p in preferences.paths], self, "symbolPaths", ("&Remove", "Move &Up", "Move &Down")
@@ -204,6 +228,7 @@ class PreferencesDialog(QDialog):
         cache_layout.addLayout(row)
 
         servers_box = self._build_servers(preferences)
+        walk_box = self._build_walk(preferences.walk)
 
         box = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -215,6 +240,7 @@ class PreferencesDialog(QDialog):
         layout.addWidget(paths_box, 1)
         layout.addWidget(servers_box, 1)
         layout.addWidget(cache_box)
+        layout.addWidget(walk_box)
         layout.addWidget(box)
 
     def _build_servers(self, preferences: SymbolPreferences) -> QGroupBox:
@@ -274,7 +300,56 @@ class PreferencesDialog(QDialog):
         self._server_selected()
         return box
 
+    def _build_walk(self, walk: WalkOptions) -> QGroupBox:
+        box = QGroupBox("Stack walk", self)
+        self.policy_rust_minidump = QRadioButton(
+            "rust-minidump 0.25's rules (the frames of minidump-stackwalk and of the JSON report)", box
+        )
+        self.policy_rust_minidump.setObjectName("policyRustMinidump")
+        self.policy_breakpad = QRadioButton(
+            "Breakpad's rules (its extra scans and heuristics, its frame limits)", box
+        )
+        self.policy_breakpad.setObjectName("policyBreakpad")
+        policies = QButtonGroup(box)
+        policies.addButton(self.policy_rust_minidump)
+        policies.addButton(self.policy_breakpad)
+        self.policy_breakpad.setChecked(walk.policy is WalkPolicy.BREAKPAD)
+        self.policy_rust_minidump.setChecked(walk.policy is WalkPolicy.RUST_MINIDUMP)
+        later = QLabel("rust-minidump's changes after 0.25 (its rules only):", box)
+        self.walk_switches: dict[str, QCheckBox] = {}
+        for name, text in _SWITCHES:
+            check = QCheckBox(text, box)
+            check.setObjectName(name)
+            check.setChecked(bool(getattr(walk, name)))
+            self.walk_switches[name] = check
+        self.unwind_with_rejected_symbols = QCheckBox(
+            "Unwind with symbol files rust-minidump refuses too (their names are always used)", box
+        )
+        self.unwind_with_rejected_symbols.setObjectName("unwindWithRejectedSymbols")
+        self.unwind_with_rejected_symbols.setChecked(walk.unwind_with_rejected_symbols)
+        self.walk_switches["unwind_with_rejected_symbols"] = self.unwind_with_rejected_symbols
+        layout = QVBoxLayout(box)
+        layout.addWidget(self.policy_rust_minidump)
+        layout.addWidget(self.policy_breakpad)
+        layout.addWidget(later)
+        for check in self.walk_switches.values():
+            layout.addWidget(check)
+        # Breakpad's rules have none of these switches: it always unwinds with every file
+        self.policy_rust_minidump.toggled.connect(self._policy_changed)
+        self._policy_changed(self.policy_rust_minidump.isChecked())
+        return box
+
+    @Slot(bool)
+    def _policy_changed(self, rust_minidump: bool) -> None:
+        for check in self.walk_switches.values():
+            check.setEnabled(rust_minidump)
+
     # ---- the result ----
+
+    def walk_options(self) -> WalkOptions:
+        policy = WalkPolicy.BREAKPAD if self.policy_breakpad.isChecked() else WalkPolicy.RUST_MINIDUMP
+        switches = {name: check.isChecked() for name, check in self.walk_switches.items()}
+        return WalkOptions(policy=policy, **switches)
 
     def preferences(self) -> SymbolPreferences:
         text = self.cache_dir.text().strip()
@@ -285,6 +360,7 @@ class PreferencesDialog(QDialog):
             servers=tuple(ServerEntry(u, self._tokens.get(u, "")) for u in self.servers_model.stringList()),
             offline=self.offline.isChecked(),
             download_timeout=self.download_timeout.value(),
+            walk=self.walk_options(),
         )
 
     # ---- servers ----

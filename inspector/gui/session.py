@@ -25,27 +25,22 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from inspector.core.errors import InspectorError
-from inspector.core.symbols import SymbolServerOptions
-from inspector.gui.document import (
-    AnalysisRequest,
-    AnalysisStatus,
-    Document,
-    ModuleSymbolState,
-    SymbolLoadState,
-    ThreadEntry,
-)
-from inspector.gui.jobs import (
+from inspector.core.explain import Decision, TraceNode
+from inspector.core.process import (
     DumpLoaded,
+    Finished,
     FrameWalked,
-    Job,
+    ModuleSymbolSummary,
     Progress,
     SymbolsLoaded,
+    SymbolState,
     ThreadWalked,
-    WalkProblems,
-    WalkUnavailable,
-    analysis_job,
 )
-from inspector.gui.unwind_trace import Decision, TraceNode
+from inspector.core.symbols import SymbolServerOptions
+from inspector.core.unwind import WalkOptions
+from inspector.gui.document import AnalysisRequest, AnalysisStatus, Document, ThreadView
+from inspector.gui.jobs import Job, analysis_job
+from inspector.gui.stepper import DecisionPosition, node_reading, position_of, step_target
 from inspector.gui.worker import JobRunner
 
 log = logging.getLogger(__name__)
@@ -74,21 +69,6 @@ class TraceFocus:
     path: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class DecisionPosition:
-    """Where the stepper is: decision `index` (0-based) of `total` in the selected thread's walk."""
-
-    index: int
-    total: int
-    decision: Decision
-
-    @property
-    def text(self) -> str:
-        return (
-            f"decision {self.index + 1} of {self.total}: frame {self.decision.frame}: {self.decision.label}"
-        )
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class LoadFailure:
     """An analysis that failed: which file, a sentence for people, the error itself.
@@ -112,12 +92,6 @@ def describe_error(error: BaseException) -> str:
         where = f"{error.filename}: " if error.filename else ""
         return f"{where}{error.strerror or error}"
     return f"internal error ({type(error).__name__}: {error}); see the log for details"
-
-
-def _discard(event: object) -> None:
-    """Release what a dropped (stale) event holds."""
-    if isinstance(event, DumpLoaded):
-        event.snapshot.close()
 
 
 class Session(QObject):
@@ -153,6 +127,7 @@ class Session(QObject):
         symbol_paths: Iterable[Path] = (),
         cache_dir: Path | None = None,
         symbol_servers: SymbolServerOptions | None = None,
+        walk_options: WalkOptions | None = None,
         job_factory: Callable[[AnalysisRequest], Job] = analysis_job,
         interval_ms: int | None = None,
     ) -> None:
@@ -160,9 +135,10 @@ class Session(QObject):
         self._symbol_paths: tuple[Path, ...] = tuple(symbol_paths)
         self.cache_dir = cache_dir
         self.symbol_servers = symbol_servers
+        #: the walk's policy and options (Preferences › Stack walk)
+        self.walk_options = walk_options or WalkOptions()
         self.job_factory = job_factory
-        extra = {} if interval_ms is None else {"interval_ms": interval_ms}
-        self.runner = JobRunner(self, discard=_discard, **extra)
+        self.runner = JobRunner(self) if interval_ms is None else JobRunner(self, interval_ms=interval_ms)
         self.runner.events.connect(self._on_events)
         #: event batches not applied yet (applied in slices; see `_apply_queued`)
         self._queue: list[tuple[int, list[object]]] = []
@@ -208,11 +184,9 @@ class Session(QObject):
         return self._thread
 
     @property
-    def selected_thread_entry(self) -> ThreadEntry | None:
+    def selected_thread_view(self) -> ThreadView | None:
         doc = self._document
-        if doc is None or not 0 <= self._thread < len(doc.snapshot.threads):
-            return None
-        return doc.snapshot.threads[self._thread]
+        return None if doc is None else doc.thread(self._thread)
 
     @property
     def selected_frame(self) -> FrameRef | None:
@@ -245,7 +219,9 @@ class Session(QObject):
 
     def open_dump(self, path: Path | str) -> int:
         """Start analysing `path` with the current symbol paths; returns the run's generation."""
-        request = AnalysisRequest(Path(path), self._symbol_paths, self.cache_dir, self.symbol_servers)
+        request = AnalysisRequest(
+            Path(path), self._symbol_paths, self.cache_dir, self.symbol_servers, self.walk_options
+        )
         return self._start(request)
 
     def reanalyze(self) -> int | None:
@@ -276,8 +252,6 @@ class Session(QObject):
         self._discard_queue()
         self._pending_end = None
         self.runner.shutdown()
-        if self._document is not None:
-            self._document.snapshot.close()
 
     def _start(self, request: AnalysisRequest) -> int:
         # The old run is about to be cancelled: applying its queued events now would update (or,
@@ -299,7 +273,7 @@ class Session(QObject):
 
     def _stop_document(self, doc: Document, status: AnalysisStatus) -> None:
         doc.status = status
-        changed = doc.settle_unfinished()
+        changed = doc.symbols_in_flux()  # their status reads differently once the analysis is over
         if changed:
             self.symbols_updated.emit(changed)
 
@@ -340,9 +314,6 @@ class Session(QObject):
     def _discard_queue(self) -> None:
         """Drop every event not applied yet, releasing what they hold."""
         self._queue_timer.stop()
-        for _, events in self._queue:
-            for event in events:
-                _discard(event)
         self._queue.clear()
 
     def _end_if_pending(self) -> None:
@@ -375,16 +346,13 @@ class Session(QObject):
                     pending.frames[event.thread_index] = (first, count + added)
                 pending.walked.append(event.thread_index)
             elif isinstance(event, SymbolsLoaded):
-                if doc.set_symbol_state(event.module_index, event.state):
+                if doc.set_symbols(event.module_index, event.symbols):
                     pending.symbols.append(event.module_index)
-                    pending.problems |= _is_problem(event.state)
+                    pending.problems |= _is_problem(event.symbols)
             elif isinstance(event, Progress):
                 pending.progress = event
-            elif isinstance(event, WalkUnavailable):
-                doc.walk_error = event.message
-                pending.problems = True
-            elif isinstance(event, WalkProblems):
-                doc.walk_problems = event.problems
+            elif isinstance(event, Finished):  # every thread's ThreadWalked came before
+                pending.symbols.extend(doc.finish(event.state))
                 pending.problems = True
             else:
                 log.debug("ignoring event %r", event)
@@ -406,10 +374,10 @@ class Session(QObject):
 
     def _show(self, generation: int, event: DumpLoaded) -> None:
         old = self._document
-        doc = Document(event.snapshot, event.symbol_path_problems)
+        doc = Document(event.state)
         keep_thread = (
             self._thread
-            if old is not None and old.path == doc.path and self._thread < len(doc.snapshot.threads)
+            if old is not None and old.path == doc.path and self._thread < doc.thread_count
             else -1
         )
         self._document = doc
@@ -418,14 +386,12 @@ class Session(QObject):
         self._focus = None
         self.document_changed.emit()
         self.problems_changed.emit()
-        if old is not None:
-            old.snapshot.close()
-        threads = doc.snapshot.threads
+        crashing = doc.crashing_thread
         if keep_thread >= 0:
             self.select_thread(keep_thread)
-        elif doc.snapshot.crashing_thread is not None:
-            self.select_thread(doc.snapshot.crashing_thread.index)
-        elif threads:
+        elif crashing is not None:
+            self.select_thread(crashing.index)
+        elif doc.thread_count:
             self.select_thread(0)
 
     def _end(self, end: Callable[[], None]) -> None:
@@ -494,7 +460,7 @@ class Session(QObject):
 
     def _select_thread(self, index: int, frame: FrameRef | None) -> None:
         doc = self._document
-        count = len(doc.snapshot.threads) if doc is not None else 0
+        count = doc.thread_count if doc is not None else 0
         if index != -1 and not 0 <= index < count:
             return
         if index == self._thread or self._busy_announcing("thread"):
@@ -565,7 +531,7 @@ class Session(QObject):
             tree = doc.trace_tree(self._thread, frame)
             if tree is None:
                 continue
-            node = _node_reading(tree, address)
+            node = node_reading(tree, address)
             if node is not None:
                 self.focus_trace(TraceFocus(self._thread, frame, node.path))
                 return True
@@ -581,36 +547,16 @@ class Session(QObject):
     def decision_position(self) -> DecisionPosition | None:
         """The focused decision (or the one whose trace line holds the focus), None without a focus."""
         focus = self._focus
-        if focus is None:
-            return None
-        decisions = self.decisions()
-        best: int | None = None
-        for i, d in enumerate(decisions):
-            if d.frame != focus.frame:
-                continue
-            if focus.path[: len(d.path)] == d.path and (
-                best is None or len(d.path) >= len(decisions[best].path)
-            ):
-                best = i
-        if best is None:
-            return None
-        return DecisionPosition(best, len(decisions), decisions[best])
+        return None if focus is None else position_of(self.decisions(), focus.frame, focus.path)
 
     def step_decision(self, delta: int) -> DecisionPosition | None:
         """Go to the next (+1) or previous (-1) decision of the selected thread's walk."""
         decisions = self.decisions()
         if not decisions:
             return None
-        position = self.decision_position()
-        if position is not None:
-            exact = decisions[position.index].path == (self._focus.path if self._focus else None)
-            target = position.index + delta if exact or delta > 0 else position.index
-        else:
-            frame = self._frame.frame if self._frame is not None and self._frame.thread == self._thread else 0
-            first = next((i for i, d in enumerate(decisions) if d.frame == frame), 0)
-            target = first if delta > 0 else first - 1
-        target = max(0, min(len(decisions) - 1, target))
-        decision = decisions[target]
+        frame = self._frame.frame if self._frame is not None and self._frame.thread == self._thread else 0
+        focus_path = self._focus.path if self._focus else None
+        decision = step_target(decisions, self.decision_position(), focus_path, frame, delta)
         self.focus_trace(TraceFocus(self._thread, decision.frame, decision.path))
         return self.decision_position()
 
@@ -625,7 +571,7 @@ class Session(QObject):
 
     def select_module(self, index: int) -> None:
         doc = self._document
-        count = len(doc.snapshot.modules) if doc is not None else 0
+        count = len(doc.state.modules) if doc is not None else 0
         if index != -1 and not 0 <= index < count:
             return
         if index == self._module or self._busy_announcing("module"):
@@ -650,16 +596,8 @@ class _Pending:
     walked: list[int] = field(default_factory=list)
 
 
-def _node_reading(tree: TraceNode, address: int) -> TraceNode | None:
-    """The first decision line whose reads include `address` (a rule, a candidate, a probe), else any line."""
-    fallback = None
-    for node in tree.walk():
-        if address in node.reads:
-            if node.step:
-                return node
-            fallback = fallback or node
-    return fallback
-
-
-def _is_problem(state: ModuleSymbolState) -> bool:
-    return state.state in (SymbolLoadState.DAMAGED, SymbolLoadState.UNREADABLE)
+def _is_problem(symbols: ModuleSymbolSummary) -> bool:
+    """The summary makes a problem of its own (see `process.problems.symbol_problems`)."""
+    return symbols.state in (SymbolState.DAMAGED, SymbolState.UNREADABLE) or (
+        symbols.loaded and symbols.rust_minidump_rejects
+    )

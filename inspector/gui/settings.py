@@ -23,6 +23,7 @@ from inspector.core.symbols import (
     default_download_directory,
     token_from_environment,
 )
+from inspector.core.unwind import WalkOptions, WalkPolicy
 
 #: Bump when the docks change (added, removed, renamed), so an old saved layout is not restored.
 STATE_VERSION = 2  # 2: Frames, Unwind and Stack Layout docks
@@ -41,6 +42,14 @@ _SERVERS = "symbols/servers"
 _OFFLINE = "symbols/offline"
 _DOWNLOAD_TIMEOUT = "symbols/download_timeout"
 DEFAULT_DOWNLOAD_TIMEOUT = 1000.0
+_WALK_POLICY = "walk/policy"
+#: the walk's switches (`WalkOptions` fields of the same names), each under `walk/<name>`
+WALK_SWITCHES = (
+    "extended_scan_after_cfi",
+    "windows_frame_pointer_probe",
+    "arm64_lr_recovery",
+    "unwind_with_rejected_symbols",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +243,27 @@ class Settings:
             offline=offline,
             fetch=FetchPolicy(total_timeout=self.download_timeout),
         )
+
+    # ---- the walk ----
+
+    @property
+    def walk_options(self) -> WalkOptions:
+        """The walk's policy and switches (the defaults: rust-minidump 0.25's walk, as `stackwalk`)."""
+        defaults = WalkOptions()
+        try:
+            policy = WalkPolicy(str(self.store.value(_WALK_POLICY, defaults.policy.value)))
+        except ValueError:
+            policy = defaults.policy
+        switches = {
+            name: _bool(self.store.value(f"walk/{name}", getattr(defaults, name))) for name in WALK_SWITCHES
+        }
+        return WalkOptions(policy=policy, **switches)
+
+    @walk_options.setter
+    def walk_options(self, options: WalkOptions) -> None:
+        self.store.setValue(_WALK_POLICY, options.policy.value)
+        for name in WALK_SWITCHES:
+            self.store.setValue(f"walk/{name}", bool(getattr(options, name)))
 
     # ---- memory pane ----
 

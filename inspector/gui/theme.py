@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from inspector.gui.document import PointerKind, PointerTarget
+from inspector.gui.lookups import PointerKind, PointerTarget
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from PySide6.QtCore import QAbstractItemModel, QSettings
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from inspector.core.minidump import Minidump
-from inspector.gui.document import Document, DumpSnapshot
+from inspector.core.process import DumpLoaded, ProcessOptions, ProcessState, process_events
+from inspector.gui.document import Document
 from inspector.gui.main_window import MainWindow
 from inspector.gui.session import Session
 from inspector.gui.settings import Settings
@@ -86,16 +86,19 @@ def window(qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes) -> Ite
 
 
 @pytest.fixture(scope="session")
-def sample_snapshot() -> Iterator[DumpSnapshot]:
-    """The sample dump read directly (no worker), for model tests."""
-    snapshot = DumpSnapshot.from_dump(Minidump.open(sample_dump()))
-    yield snapshot
-    snapshot.close()
+def sample_state() -> ProcessState:
+    """The sample dump's state before any walk (the core's `DumpLoaded`; no worker), for model tests."""
+    options = ProcessOptions(symbol_paths=(sample_symbols(),), use_symbols_cache=False)
+    events = process_events(sample_dump(), options)
+    first = next(events)
+    events.close()
+    assert isinstance(first, DumpLoaded)
+    return first.state
 
 
 @pytest.fixture
-def sample_document(sample_snapshot: DumpSnapshot) -> Document:
-    return Document(sample_snapshot)
+def sample_document(sample_state: ProcessState) -> Document:
+    return Document(sample_state)
 
 
 @pytest.fixture

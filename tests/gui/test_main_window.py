@@ -10,7 +10,8 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from inspector.gui.document import SymbolLoadState
+from inspector.core.process import SymbolState
+from inspector.core.unwind import WalkPolicy
 from inspector.gui.main_window import MainWindow
 from inspector.gui.models.module_model import ModuleTableModel
 from inspector.gui.models.roles import AddressRole
@@ -134,9 +135,9 @@ def test_a_dropped_sym_file_is_used_for_its_module(
     sym = next((sample_symbols() / "render_farm").rglob("*.sym"))
     drop_and_wait(qtbot, window, [sym])
     doc = window.session.document
-    assert doc is not None and doc.symbols[0].state is SymbolLoadState.LOADED
+    assert doc is not None and doc.symbols[0].state is SymbolState.LOADED
     assert 0 not in doc.modules_lacking_symbols() and 2 in doc.modules_lacking_symbols()
-    assert doc.symbols[0].path == sym and doc.symbols[0].found_by == "MODULE line"
+    assert doc.symbols[0].path == str(sym) and doc.symbols[0].found_by == "MODULE line"
     assert settings.symbol_paths == [sym]
 
 
@@ -355,3 +356,24 @@ def test_a_drag_of_something_that_is_not_a_file_is_refused(window: MainWindow) -
     QApplication.sendEvent(window, enter)
     assert not enter.isAccepted()
     assert window.drop_overlay.isHidden()
+
+
+def test_preferences_choose_the_walk_policy_and_the_dump_is_walked_again(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    load(qtbot, window.session, sample_dump())
+    dialog = window.preferences_dialog()
+    qtbot.addWidget(dialog)
+    assert dialog.policy_rust_minidump.isChecked()
+    assert all(check.isEnabled() for check in dialog.walk_switches.values())
+    dialog.policy_breakpad.setChecked(True)  # Breakpad's rules have none of rust-minidump's switches
+    assert not any(check.isEnabled() for check in dialog.walk_switches.values())
+    dialog.policy_rust_minidump.setChecked(True)
+    dialog.walk_switches["extended_scan_after_cfi"].setChecked(True)
+    dialog.policy_breakpad.setChecked(True)
+    chosen = dialog.preferences().walk
+    assert chosen.policy is WalkPolicy.BREAKPAD and chosen.extended_scan_after_cfi
+    wait_analysis_over(qtbot, window.session, lambda: window.apply_preferences(dialog.preferences()))
+    assert window.settings.walk_options == chosen
+    doc = window.session.document
+    assert doc is not None and doc.state.walk_options == chosen  # walked again, with Breakpad's rules

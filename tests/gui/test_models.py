@@ -10,15 +10,11 @@ from PySide6.QtCore import QAbstractItemModel, Qt
 from PySide6.QtWidgets import QApplication
 
 from inspector.core.minidump import MemoryRegion
+from inspector.core.process import ModuleSymbolSummary, Problem, SymbolState
+from inspector.core.symbols import DamageKind, DamageReport
 from inspector.core.unwind import FrameTrust, StackFrame
-from inspector.gui.document import (
-    AnalysisStatus,
-    Document,
-    DumpSnapshot,
-    ModuleSymbolState,
-    Problem,
-    SymbolLoadState,
-)
+from inspector.gui.document import AnalysisStatus, Document
+from inspector.gui.lookups import describe_pointer
 from inspector.gui.models.memory_model import FrameBand, HexMemoryModel, NoteKind, WordNote
 from inspector.gui.models.module_model import ModuleFilterProxy, ModuleTableModel
 from inspector.gui.models.problem_model import ProblemTableModel
@@ -78,7 +74,7 @@ def test_thread_model(check_model: CheckModel, theme: Theme, sample_document: Do
         cell(model, 2, M.COL_NAME, Qt.ItemDataRole.ToolTipRole)
     )
     # what phase 2 will do as frames stream in
-    context = sample_document.snapshot.threads[2].context
+    context = sample_document.state.thread_starts[2].context
     assert context is not None
     for i in range(6):
         sample_document.add_frame(2, StackFrame(i, FrameTrust.SCAN, context, 0x1000, 0x1000))
@@ -109,18 +105,17 @@ def test_module_model_and_its_filter(
     assert cell(model, 0, M.COL_SYMBOLS) == "pending"  # the analysis is running, nothing looked up yet
     assert cell(model, 0, M.COL_NAME, Qt.ItemDataRole.FontRole) == theme.bold  # the main module
 
-    loaded = ModuleSymbolState(SymbolLoadState.LOADED, path=sample_dump().parent / "x.sym")
-    missing = ModuleSymbolState(
-        SymbolLoadState.MISSING, tried=("/syms/linux-vdso.so.1/ID/linux-vdso.so.1.sym",)
+    loaded = ModuleSymbolSummary(SymbolState.LOADED, path=str(sample_dump().parent / "x.sym"))
+    missing = ModuleSymbolSummary(
+        SymbolState.MISSING, tried=("/syms/linux-vdso.so.1/ID/linux-vdso.so.1.sym",)
     )
-    damaged = ModuleSymbolState(
-        SymbolLoadState.DAMAGED, path=sample_dump(), damaged_lines=3, damage_summary="3 damaged lines (3 bad)"
-    )
+    damage = DamageReport(counts={DamageKind.BAD_FUNC: 3})
+    damaged = ModuleSymbolSummary(SymbolState.DAMAGED, path=str(sample_dump()), damage=damage)
     for i, state in enumerate([loaded, missing, damaged]):
-        sample_document.set_symbol_state(i, state)
+        sample_document.set_symbols(i, state)
     model.symbols_changed([0, 1, 2])
     assert cell(model, 0, M.COL_SYMBOLS) == "loaded"
-    assert cell(model, 0, M.COL_SYMBOL_FILE) == str(loaded.path)
+    assert cell(model, 0, M.COL_SYMBOL_FILE) == loaded.path
     assert cell(model, 1, M.COL_SYMBOLS) == "missing"
     assert cell(model, 1, M.COL_SYMBOL_FILE) == "tried /syms/linux-vdso.so.1/ID/linux-vdso.so.1.sym"
     assert "/syms/linux-vdso.so.1/ID/linux-vdso.so.1.sym" in str(
@@ -130,13 +125,15 @@ def test_module_model_and_its_filter(
     assert cell(model, 1, M.COL_SYMBOLS, Qt.ItemDataRole.ForegroundRole) == theme.crash
     sample_document.status = AnalysisStatus.FINISHED
     model.refresh_status()
-    assert cell(model, 3, M.COL_SYMBOLS) == "not requested"
+    assert cell(model, 3, M.COL_SYMBOLS) == "not needed"  # the walk is over and never asked for it
+    sample_document.status = AnalysisStatus.CANCELLED
+    assert cell(model, 3, M.COL_SYMBOLS) == "not loaded"
 
     proxy.set_lacking_only(True)
     assert proxy.rowCount() == 0  # no frame is in any module yet: none lacks symbols the walk needed
-    context = sample_document.snapshot.threads[2].context
+    context = sample_document.state.thread_starts[2].context
     assert context is not None
-    vdso = sample_document.snapshot.modules[1].base + 0x10
+    vdso = sample_document.state.modules[1].module.base + 0x10
     sample_document.add_frame(2, StackFrame(0, FrameTrust.CONTEXT, context, vdso, vdso, module_index=1))
     proxy.set_lacking_only(False)
     proxy.set_lacking_only(True)
@@ -152,12 +149,12 @@ def test_module_model_and_its_filter(
 # ---- registers ----
 
 
-def test_register_model(check_model: CheckModel, theme: Theme, sample_snapshot: DumpSnapshot) -> None:
+def test_register_model(check_model: CheckModel, theme: Theme, sample_document: Document) -> None:
     model = RegisterTableModel(theme)
     check_model(model)
-    thread = sample_snapshot.threads[2]
+    thread = sample_document.state.thread_starts[2]
     assert thread.context is not None
-    model.set_context(sample_snapshot, thread.context)
+    model.set_context(sample_document, thread.context)
     names = [cell(model, r, 0) for r in range(model.rowCount())]
     assert names[:4] == ["rax", "rdx", "rcx", "rbx"] and "rip" in names and len(names) == 17
     rip = model.row_of("rip")
@@ -172,7 +169,7 @@ def test_register_model(check_model: CheckModel, theme: Theme, sample_snapshot: 
 
     # a caller frame's context knows only some registers (phase 2); the rest read as unknown
     partial = thread.context.with_registers({"rip": 0x555555555800, "rsp": STACK_POINTER + 8})
-    model.set_context(sample_snapshot, partial, provenance={"rip": "from the stack at rsp"})
+    model.set_context(sample_document, partial, provenance={"rip": "from the stack at rsp"})
     rax = model.row_of("rax")
     assert rax is not None
     assert cell(model, rax, RegisterTableModel.COL_STATE) == "unknown"
@@ -192,12 +189,14 @@ def test_problem_model(check_model: CheckModel, theme: Theme) -> None:
     model = ProblemTableModel(theme)
     check_model(model)
     problems = [
-        Problem("dump", "ThreadListStream (0x3)", "thread[1] stack is outside the file", "BadRva"),
-        Problem("symbol path", "/nowhere", "does not exist", "SymbolPath"),
+        Problem("dump", "BadRva", "thread[1] stack is outside the file", 0x2C0, "ThreadListStream (0x3)"),
+        Problem("symbol path", "SymbolPath", "/nowhere: does not exist", where="/nowhere"),
     ]
     model.set_problems(problems)
     assert model.rowCount() == 2
-    assert cell(model, 1, ProblemTableModel.COL_MESSAGE) == "does not exist"
+    assert cell(model, 1, ProblemTableModel.COL_MESSAGE) == "/nowhere: does not exist"
+    assert cell(model, 0, ProblemTableModel.COL_WHERE) == "ThreadListStream (0x3) at 0x2c0"
+    assert cell(model, 0, ProblemTableModel.COL_CODE) == "BadRva"
     assert cell(model, 0, 0, ItemRole) == problems[0]
     model.set_problems([])
     assert model.rowCount() == 0
@@ -207,21 +206,21 @@ def test_problem_model(check_model: CheckModel, theme: Theme) -> None:
 
 
 @pytest.fixture
-def hex_model(theme: Theme, sample_snapshot: DumpSnapshot) -> HexMemoryModel:
+def hex_model(theme: Theme, sample_document: Document) -> HexMemoryModel:
     model = HexMemoryModel(theme)
-    stack = sample_snapshot.threads[2].stack
+    stack = sample_document.state.thread_starts[2].stack
     assert stack is not None and stack.base == STACK_BASE and stack.size == STACK_SIZE
-    model.set_region(stack, pointer_width=8, describe_pointer=sample_snapshot.describe_pointer)
+    model.set_region(stack, pointer_width=8, describe_pointer=lambda v: describe_pointer(sample_document, v))
     return model
 
 
 def test_hex_model_passes_the_model_tester(
-    check_model: CheckModel, theme: Theme, sample_snapshot: DumpSnapshot
+    check_model: CheckModel, theme: Theme, sample_document: Document
 ) -> None:
     model = HexMemoryModel(theme)
     check_model(model)
-    stack = sample_snapshot.threads[2].stack
-    model.set_region(stack, pointer_width=8, describe_pointer=sample_snapshot.describe_pointer)
+    stack = sample_document.state.thread_starts[2].stack
+    model.set_region(stack, pointer_width=8, describe_pointer=lambda v: describe_pointer(sample_document, v))
     model.set_notes("registers", [WordNote(STACK_POINTER, "← rsp", NoteKind.STACK_POINTER)])
     model.set_words_per_row(2)
     model.set_frame_bands([FrameBand(STACK_POINTER, STACK_POINTER + 0x40, 0)], selected=0)

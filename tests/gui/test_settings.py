@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 from inspector.core.symbols import default_cache_directory
+from inspector.core.unwind import WalkOptions, WalkPolicy
 from inspector.gui.settings import MAX_RECENT_FILES, Settings
 
 
@@ -75,3 +76,14 @@ def test_damaged_values_read_as_defaults(tmp_path: Path) -> None:
     assert settings.symbol_paths == []
     assert settings.recent_files == []
     assert settings.symbol_cache_enabled is False
+
+
+def test_the_walk_policy_and_switches_round_trip(settings: Settings, tmp_path: Path) -> None:
+    assert settings.walk_options == WalkOptions()  # rust-minidump 0.25's walk, as the command line
+    chosen = WalkOptions(policy=WalkPolicy.BREAKPAD, extended_scan_after_cfi=True, arm64_lr_recovery=False)
+    settings.walk_options = chosen
+    assert reopen(settings).walk_options == chosen
+    ini = tmp_path / "odd.ini"
+    ini.write_text("[walk]\npolicy=gdb\narm64_lr_recovery=false\n")
+    odd = Settings(QSettings(str(ini), QSettings.Format.IniFormat))
+    assert odd.walk_options == WalkOptions(arm64_lr_recovery=False)  # an unknown policy reads as the default

@@ -13,20 +13,16 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from inspector.core.cancel import CancelToken
+from inspector.core.process import Finished, ModuleSymbolSummary, Progress, SymbolsLoaded, SymbolState
 from inspector.core.symbols import DownloadState, DownloadStatus, ServerAttempt
-from inspector.gui.document import (
-    AnalysisRequest,
-    AnalysisStatus,
-    Document,
-    ModuleSymbolState,
-    SymbolLoadState,
-)
-from inspector.gui.jobs import Progress, SymbolsLoaded, progress_text, run_analysis
+from inspector.gui.document import AnalysisRequest, AnalysisStatus, Document
+from inspector.gui.jobs import progress_text, run_analysis
 from inspector.gui.main_window import MainWindow
 from inspector.gui.models.module_model import ModuleTableModel
 from inspector.gui.preferences_dialog import PreferencesDialog, SymbolPreferences
 from inspector.gui.session import Session
 from inspector.gui.settings import ServerEntry, Settings
+from inspector.gui.symbol_status import symbol_status
 from inspector.gui.theme import Theme
 from inspector.resources import sample_dump
 from tests.gui.conftest import MessageBoxes, make_window
@@ -123,8 +119,8 @@ def test_preferences_lists_remove_and_move_the_selected_row(qtbot: QtBot, tmp_pa
     assert dialog.preferences().servers == (ServerEntry("http://127.0.0.1:9/", ""), ServerEntry(URL, ""))
 
 
-def _state(download: DownloadStatus, state: SymbolLoadState = SymbolLoadState.PENDING) -> ModuleSymbolState:
-    return ModuleSymbolState(state, download=download)
+def _state(download: DownloadStatus, state: SymbolState = SymbolState.NOT_REQUESTED) -> ModuleSymbolSummary:
+    return ModuleSymbolSummary(state, download=download)
 
 
 def test_module_pane_shows_download_states(qapp: QApplication, sample_document: Document) -> None:
@@ -132,10 +128,10 @@ def test_module_pane_shows_download_states(qapp: QApplication, sample_document: 
     model.set_document(sample_document)
     states = {
         0: _state(DownloadStatus(DownloadState.DOWNLOADING, received=50, total=200)),
-        1: _state(DownloadStatus(DownloadState.NOT_ON_SERVER), SymbolLoadState.MISSING),
-        2: ModuleSymbolState(
-            SymbolLoadState.LOADED,
-            path=Path("/cache/libc.so.6.sym"),
+        1: _state(DownloadStatus(DownloadState.NOT_ON_SERVER), SymbolState.MISSING),
+        2: ModuleSymbolSummary(
+            SymbolState.LOADED,
+            path="/cache/libc.so.6.sym",
             download=DownloadStatus(DownloadState.DOWNLOADED, url="https://s/libc.so.6.sym"),
             symbol_url="https://s/libc.so.6.sym",
         ),
@@ -145,11 +141,11 @@ def test_module_pane_shows_download_states(qapp: QApplication, sample_document: 
                 reason="timed out",
                 attempts=(ServerAttempt("https://s/ld.sym", "failed", "timed out"),),
             ),
-            SymbolLoadState.MISSING,
+            SymbolState.MISSING,
         ),
     }
     for i, state in states.items():
-        sample_document.set_symbol_state(i, state)
+        sample_document.set_symbols(i, state)
     col = ModuleTableModel.COL_SYMBOLS
     shown = [model.data(model.index(i, col)) for i in range(4)]
     assert shown == [
@@ -165,30 +161,31 @@ def test_module_pane_shows_download_states(qapp: QApplication, sample_document: 
 def test_module_pane_shows_every_download_state(qapp: QApplication, sample_document: Document) -> None:
     model = ModuleTableModel(Theme.for_scheme(False, qapp.font()))
     model.set_document(sample_document)
-    cache = Path("/cache/render_farm.sym")
+    cache = "/cache/render_farm.sym"
+    running, over = AnalysisStatus.RUNNING, AnalysisStatus.FINISHED
     cases = [
-        (_state(DownloadStatus(DownloadState.QUEUED)), "queued for download"),
-        (_state(DownloadStatus(DownloadState.DOWNLOADING)), "downloading"),
-        (ModuleSymbolState(SymbolLoadState.LOADED, cache, download=DownloadStatus(DownloadState.CACHED)),
-         "loaded from the download cache"),
-        (_state(DownloadStatus(DownloadState.OFFLINE), SymbolLoadState.MISSING),
-         "offline: not in the download cache"),
+        (_state(DownloadStatus(DownloadState.QUEUED)), running, "queued for download"),
+        (_state(DownloadStatus(DownloadState.DOWNLOADING)), running, "downloading"),
+        (ModuleSymbolSummary(SymbolState.LOADED, cache, download=DownloadStatus(DownloadState.CACHED)),
+         running, "loaded from the download cache"),
+        (_state(DownloadStatus(DownloadState.OFFLINE), SymbolState.MISSING),
+         running, "offline: not in the download cache"),
         # prefetched because a stack word points into it, then never needed by a frame
-        (_state(DownloadStatus(DownloadState.NOT_ON_SERVER), SymbolLoadState.NOT_NEEDED),
-         "not needed, not on server"),
-        (_state(DownloadStatus(DownloadState.DOWNLOADED, url="https://s/a.sym"), SymbolLoadState.NOT_NEEDED),
-         "not needed, downloaded from https://s/a.sym"),
+        (_state(DownloadStatus(DownloadState.NOT_ON_SERVER)), over, "not needed, not on server"),
+        (_state(DownloadStatus(DownloadState.DOWNLOADED, url="https://s/a.sym")),
+         over, "not needed, downloaded from https://s/a.sym"),
     ]  # fmt: skip
-    for state, text in cases:
-        sample_document.set_symbol_state(1, state)
+    for state, status, text in cases:
+        sample_document.set_symbols(1, state)
+        sample_document.status = status
         assert model.data(model.index(1, ModuleTableModel.COL_SYMBOLS)) == text
     tooltip = str(model.data(model.index(1, ModuleTableModel.COL_SYMBOLS), Qt.ItemDataRole.ToolTipRole))
     assert "did not look its symbols up" in tooltip and "downloaded from https://s/a.sym" in tooltip
 
     url = "https://s/a.sym?code_file=a&code_id=1f"  # the query repeats the module's ids: not in the cell
     download = DownloadStatus(DownloadState.DOWNLOADED, url=url)
-    sample_document.set_symbol_state(
-        1, ModuleSymbolState(SymbolLoadState.LOADED, cache, download=download, symbol_url=url)
+    sample_document.set_symbols(
+        1, ModuleSymbolSummary(SymbolState.LOADED, cache, download=download, symbol_url=url)
     )
     assert (
         model.data(model.index(1, ModuleTableModel.COL_SYMBOLS)) == "loaded, downloaded from https://s/a.sym"
@@ -198,24 +195,18 @@ def test_module_pane_shows_every_download_state(qapp: QApplication, sample_docum
 
 
 def test_a_stopped_analysis_keeps_the_downloads_that_had_ended(sample_document: Document) -> None:
-    sample_document.set_symbol_state(1, _state(DownloadStatus(DownloadState.NOT_ON_SERVER)))
-    sample_document.set_symbol_state(2, _state(DownloadStatus(DownloadState.DOWNLOADING)))
-    assert sample_document.settle_unfinished() == [0, 1, 2, 3]
-    assert [s.text for s in sample_document.symbols] == [
+    sample_document.set_symbols(1, _state(DownloadStatus(DownloadState.NOT_ON_SERVER)))
+    sample_document.set_symbols(2, _state(DownloadStatus(DownloadState.DOWNLOADING)))
+    assert sample_document.symbols_in_flux() == [0, 1, 2, 3]
+    sample_document.status = AnalysisStatus.CANCELLED
+    shown = [symbol_status(s, sample_document) for s in sample_document.symbols]
+    assert [s.text for s in shown] == [
         "not loaded",
         "not loaded, not on server",
         "not loaded",  # its download was stopped with the analysis
         "not loaded",
     ]
-    assert "analysis stopped" in sample_document.symbols[1].details
-
-
-def _last_states(events: list[object]) -> dict[int, ModuleSymbolState]:
-    last: dict[int, ModuleSymbolState] = {}
-    for event in events:
-        if isinstance(event, SymbolsLoaded):
-            last[event.module_index] = event.state
-    return last
+    assert "analysis stopped" in shown[1].details
 
 
 def test_the_job_downloads_and_reports_each_module(tmp_path: Path, server: SymbolHttpServer) -> None:
@@ -226,17 +217,21 @@ def test_the_job_downloads_and_reports_each_module(tmp_path: Path, server: Symbo
     servers = SymbolServerOptions(servers=(SymbolServer(server.url),), cache_dir=tmp_path / "dl", fetch=FAST)
     request = AnalysisRequest(sample_dump(), (), None, servers)
     events = list(run_analysis(request, CancelToken()))
-    during = [e for e in events if isinstance(e, SymbolsLoaded) and not e.state.state.settled]
-    assert {e.module_index for e in during if e.state.download is not None} == {0, 1, 2, 3}  # all prefetched
-    assert "downloading" in [e.state.text for e in during if e.module_index == 0]
-    final = _last_states(events)
+    downloads = [e for e in events if isinstance(e, SymbolsLoaded) and e.symbols.download is not None]
+    assert {e.module_index for e in downloads} == {0, 1, 2, 3}  # all prefetched
+    texts = [e.symbols.download.text for e in downloads if e.module_index == 0 and e.symbols.download]
+    assert any(t.startswith("downloading") for t in texts)
+    finished = events[-1]
+    assert isinstance(finished, Finished)
+    doc = Document(finished.state)
+    doc.status = AnalysisStatus.FINISHED
+    final = [symbol_status(entry.symbols, doc) for entry in finished.state.modules]
     assert final[0].text.startswith(f"loaded, downloaded from {server.url}/render_farm/")
-    assert final[2].symbol_url is not None and final[2].symbol_url.startswith(server.url)
+    libc = finished.state.modules[2].symbols
+    assert libc.symbol_url is not None and libc.symbol_url.startswith(server.url)
     # linux-vdso: a register points into it, so it was asked for; no frame is in it, so no lookup used it
-    assert final[1].state is SymbolLoadState.NOT_NEEDED
+    assert not finished.state.modules[1].symbols.requested
     assert final[1].text == "not needed, not on server"
-    # the end reports every module's settled state
-    assert sorted(final) == [0, 1, 2, 3] and all(s.state.settled for s in final.values())
     texts = [progress_text(e) for e in events if isinstance(e, Progress)]
     assert any(t.endswith(" downloading") for t in texts) and not texts[-1].endswith(" downloading")
 
@@ -258,7 +253,8 @@ def test_cancel_stops_the_downloads(qtbot: QtBot, tmp_path: Path, server: Symbol
         with qtbot.waitSignal(session.analysis_cancelled, timeout=3000):  # not the 5 s of the server
             session.cancel()
         assert doc.status is AnalysisStatus.CANCELLED and not session.is_busy
-        assert [s.text for s in doc.symbols] == ["not loaded"] * 4  # nothing says "downloading" any more
+        shown = [symbol_status(s, doc).text for s in doc.symbols]
+        assert shown == ["not loaded"] * 4  # nothing says "downloading" any more
         assert not list((tmp_path / "dl").rglob("*.sym"))  # no partial download left behind
     finally:
         session.shutdown()

@@ -13,6 +13,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from inspector.core.explain import NodeKind, Tone, build_frame_trace, frame_extents, stack_marks
 from inspector.core.process import ProcessOptions, process
 from inspector.core.report.human import render_human
 from inspector.gui.main_window import MainWindow
@@ -23,7 +24,6 @@ from inspector.gui.models.trace_model import TraceTreeModel
 from inspector.gui.session import FrameRef, TraceFocus
 from inspector.gui.settings import Settings
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import NodeKind, Tone, build_frame_trace, frame_extents, stack_marks
 from inspector.resources import sample_dump, sample_symbols
 from tests.gui.conftest import MessageBoxes, make_window
 from tests.gui.support import wait_analysis_over
@@ -193,9 +193,14 @@ def test_a_rule_and_the_word_it_read_select_each_other(walked: MainWindow) -> No
     registers = walked.register_pane.model
     assert registers.stepping
     assert register(registers, "rip", RegisterTableModel.COL_STATE) == "known"
+    assert register(registers, "rip", RegisterTableModel.COL_SOURCE) == "CFI .ra: .cfa -8 + ^ (.ra)"
     assert register(registers, "rax", RegisterTableModel.COL_STATE) == "not yet"
-    # rbx is still the callee's (forwarded); its own rule comes later
-    assert register(registers, "rbx", RegisterTableModel.COL_VALUE) == "0x0000000000000000"
+    # rbx's own rule comes later: it is pending, with no value (not the callee's 0)
+    assert register(registers, "rbx", RegisterTableModel.COL_STATE) == "pending"
+    assert register(registers, "rbx", RegisterTableModel.COL_VALUE) == "…"
+    assert register(registers, "r14", RegisterTableModel.COL_SOURCE) == (
+        "forwarded from the callee (callee-saved, no rule)"
+    )
     # and back: clicking a saved-register word selects the rule that read it
     saved_rbx = 0x7FFFF75CFE88
     memory.view.clicked.emit(memory.model.index_for_address(saved_rbx))

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from inspector.core.minidump import Minidump
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.report.human import register_lines, render_human
 from inspector.core.report.json_report import json_document, render_json
 from inspector.core.report.machine import render_machine
-from inspector.core.report.trace_text import trace_lines
+from inspector.core.report.trace_text import frame_trace_lines
 from inspector.core.types import Cpu, Os
 from tests.synth.minidump import SynthContext, SynthMinidump
 from tests.synth.section import Section
@@ -102,7 +103,7 @@ def test_json_schema_and_values(tmp_path: Path) -> None:
     assert doc["inspector_problems"] == [
         {"source": "dump", "code": "BadData", "message": "exception context: empty location", "offset": 0}
     ]
-    assert doc["thread_count"] == 2 and doc["main_module"] == 0
+    assert doc["thread_count"] == 2 and doc["main_module"] == 0 and state.main_module == 0
     assert "\n" not in render_json(state) and render_json(state, pretty=True).startswith('{\n  "crash_info"')
     assert json_document(state)["status"] == "OK"
 
@@ -160,18 +161,25 @@ def test_machine_skips_dump_thread_and_reports_no_crash(tmp_path: Path) -> None:
 
 
 def test_trace_text(tmp_path: Path) -> None:
-    frame = _state(tmp_path).threads[0].frames[1]
-    assert frame.found_by is not None
-    text = "\n".join(trace_lines(frame.found_by))
-    assert "1. STACK CFI: found (chosen) - STACK CFI at app.exe+0x100c" in text
-    assert "STACK CFI INIT 1000 .cfa: $esp 4 + .ra: .cfa 4 - ^" in text
-    assert "read 4 bytes at 0x80000000 = 0x40002010 (rule operand)" in text
-    assert "ok: caller instruction pointer 0x40002010 is at least 0x1000" in text
+    frames = _state(tmp_path).threads[0].frames
+    text = "\n".join(frame_trace_lines(frames, 1))
+    assert "1. STACK CFI - found (chosen): STACK CFI at app.exe+0x100c" in text
+    assert "  STACK CFI INIT 1000 .cfa: $esp 4 + .ra: .cfa 4 - ^ - in force" in text
+    assert "  .ra: .cfa 4 - ^ - = 0x40002010  [caller instruction pointer (.ra)]" in text
+    assert "    ^ - [0x40002010]   read [0x80000000] = 0x40002010" in text
+    assert "  caller instruction pointer 0x40002010 is at least 0x1000 - ok" in text
     human = render_human(_state(tmp_path / "t"), trace=True)
-    assert "Walk stopped:" in human and "2. frame pointer: failed" in human
+    assert "Walk stopped - " in human and "2. frame pointer - failed" in human
 
 
 @pytest.mark.parametrize("pretty", [False, True])
 def test_json_round_trips(tmp_path: Path, pretty: bool) -> None:
     state = _state(tmp_path)
     assert json.loads(render_json(state, pretty=pretty)) == json.loads(json.dumps(json_document(state)))
+
+
+def test_a_dump_without_modules_has_no_main_module_but_the_json_says_0_as_rust_minidump() -> None:
+    state = process(Minidump.from_bytes(SynthMinidump().add_thread(thread_id=1).finish()))
+    assert state.modules == () and state.main_module is None
+    assert json_document(state)["main_module"] == 0
+    assert "(main)" not in render_human(state)

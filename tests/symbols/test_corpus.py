@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from inspector.core.symbols import DamageKind, FrameSymbol, IndexCache, SymbolFile, SymbolSupplier
-from tests.conftest import PERF
+from tests.conftest import PERF, missing_shared_data
 
 pytestmark = pytest.mark.golden
 
@@ -40,7 +40,7 @@ EXPECTED_DAMAGE: dict[str, tuple[dict[DamageKind, int], bool, bool]] = {
 @pytest.fixture(scope="module")
 def perf_dir() -> Path:
     if not (TORCH / "symbols").is_dir():
-        pytest.skip(f"no performance case at {TORCH} (it lives beside the project, not in it)")
+        missing_shared_data("performance case", TORCH)
     return TORCH
 
 

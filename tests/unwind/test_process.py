@@ -10,8 +10,10 @@ import pytest
 
 from inspector.core.cancel import CancelToken
 from inspector.core.errors import Cancelled, InspectorError
-from inspector.core.minidump import StreamType
+from inspector.core.minidump import Minidump, StreamType
+from inspector.core.minidump.context import REGISTER_SETS, layout_for
 from inspector.core.process import (
+    ContextSource,
     DumpLoaded,
     Finished,
     FrameWalked,
@@ -24,7 +26,15 @@ from inspector.core.process import (
     process_events,
 )
 from inspector.core.types import Cpu, Os
-from inspector.core.unwind import CallStackInfo, FrameTrust, TerminationReason, WalkOptions
+from inspector.core.unwind import (
+    UNWINDERS,
+    CallStackInfo,
+    FrameTrust,
+    TerminationReason,
+    WalkOptions,
+    WalkPolicy,
+)
+from inspector.resources import sample_dump
 from tests.synth.minidump import SynthContext, SynthMinidump
 from tests.synth.section import Section
 from tests.unwind.harness import debug_id
@@ -266,3 +276,53 @@ def test_process_accepts_a_path(tmp_path: Path) -> None:
     state = process(path)
     assert state.path == str(path) and len(state.threads) == 2
     assert state.threads[0].frames[0].found_by is None
+
+
+def test_every_unwinder_describes_its_cpu_and_covers_every_policy() -> None:
+    """One shape for every CPU: a description whose registers are the context's, and per policy
+    the strategies and post-checks as data."""
+    for cpu, unwinder in UNWINDERS.items():
+        description = unwinder.cpu
+        assert description.cpu is cpu
+        registers = REGISTER_SETS[layout_for(cpu)]
+        assert (description.instruction_pointer, description.stack_pointer) == (
+            registers.instruction_pointer,
+            registers.stack_pointer,
+        )
+        assert set(description.callee_saved) <= set(registers.names), cpu
+        assert set(unwinder.strategies) == set(WalkPolicy) == set(unwinder.post_checks), cpu
+        assert all(unwinder.strategies[p] and unwinder.post_checks[p] for p in WalkPolicy), cpu
+
+
+def test_each_thread_start_says_where_its_registers_come_from() -> None:
+    state = process(sample_dump(), ProcessOptions(use_symbols_cache=False))
+    starts = state.thread_starts
+    assert [s.source for s in starts] == [ContextSource.THREAD, ContextSource.THREAD, ContextSource.EXCEPTION]
+    crashing = starts[state.requesting_thread or 0]
+    assert crashing.context is state.threads[2].frames[0].context
+    assert crashing.stack is not None and crashing.stack.base == 0x7FFFF75CFE08
+    assert state.module_list.index_at(0x555555555758) == 0 and state.dump_size == sample_dump().stat().st_size
+
+
+def test_a_dump_with_nothing_to_report_is_refused_or_shown_without_a_walk(tmp_path: Path) -> None:
+    """The command line refuses it; the window (`usable_only=False`) shows what the reader found."""
+    data = SynthMinidump(system_info=False).add_stream(0x47670003, b"text").finish()
+    with pytest.raises(InspectorError, match="nothing in the dump can be reported"):
+        list(process_events(Minidump.from_bytes(data)))
+    events = list(process_events(Minidump.from_bytes(data), usable_only=False))
+    assert [type(e) for e in events] == [DumpLoaded, Finished]
+    state = events[-1].state
+    assert isinstance(state, type(events[0].state)) and state.threads == ()
+    last = state.problems[-1]
+    assert (last.source, last.code) == ("walk", "NotWalked")
+    assert last.message.startswith("the dump cannot be walked: nothing in the dump can be reported")
+
+
+def test_an_empty_assertion_record_is_no_assertion(corpus_dir: Path) -> None:
+    """node-minidump's windows.dmp carries an all-zero AssertionInfo stream (Electron's Crashpad)."""
+    options = ProcessOptions(use_symbols_cache=False)
+    empty = process(corpus_dir / "node-minidump" / "windows.dmp", options)
+    real = process(corpus_dir / "rust-minidump" / "invalid-parameter.dmp", options)
+    assert empty.assertion is None
+    assert real.assertion is not None
+    assert real.assertion.startswith("Invalid parameter passed to library function format != nullptr")

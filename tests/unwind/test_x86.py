@@ -439,3 +439,19 @@ def test_x86_breakpad_deep_walk_keeps_the_innermost_callee_parameter_size(tmp_pa
         assert isinstance(detail, StackWinDetail)
         sizes.append(dict(detail.variables)[".cbCalleeParams"])
     assert sizes == [0] + [8] * (depth - 2)
+
+
+def test_x86_scanned_frame_limit_under_the_default_policy(tmp_path: Path) -> None:
+    """`max_scanned_frames` stops scanning on x86 too, not only under the Breakpad policy."""
+    stack = Section(start=STACK_START)
+    for i in range(8):
+        stack.d32(MODULE2 + 0x100 + 0x10 * i)
+    stack.append_repeated(0, 64)
+    options = WalkOptions(max_scanned_frames=2)
+    walk = case(tmp_path).walk(stack, options=options, eip=MODULE1 + 0x200, esp=STACK_START, ebp=1)
+    assert [f.trust for f in walk.frames] == [FrameTrust.CONTEXT, FrameTrust.SCAN, FrameTrust.SCAN]
+    scan = walk.termination.failed_attempts[-1]
+    assert (scan.strategy, scan.outcome) == (Strategy.SCAN, Outcome.NOT_APPLICABLE)
+    assert scan.reason == "scanning is disabled after 2 scanned frames"
+    unlimited = case(tmp_path).walk(stack, eip=MODULE1 + 0x200, esp=STACK_START, ebp=1)
+    assert len(unlimited.frames) == 9

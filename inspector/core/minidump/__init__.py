@@ -15,7 +15,7 @@ from inspector.core.minidump.context import (
     read_context,
 )
 from inspector.core.minidump.crashpad import Annotation, CrashpadInfo, ModuleCrashpadInfo
-from inspector.core.minidump.dump import DirectoryEntry, Header, Minidump
+from inspector.core.minidump.dump import Minidump
 from inspector.core.minidump.errors import (
     BadData,
     BadRva,
@@ -36,7 +36,7 @@ from inspector.core.minidump.exception import (
     windows_error_name,
     windows_exception_name,
 )
-from inspector.core.minidump.format import StreamType, StreamVendor
+from inspector.core.minidump.format import DirectoryEntry, Header, Location, StreamType, StreamVendor
 from inspector.core.minidump.handles import HandleData, HandleDescriptor
 from inspector.core.minidump.linux import (
     LinuxAuxv,
@@ -54,7 +54,6 @@ from inspector.core.minidump.memory_lists import MemoryDescriptor, MemoryInfo, M
 from inspector.core.minidump.modules import (
     DebugId,
     Guid,
-    Location,
     Module,
     ModuleList,
     UnloadedModule,

@@ -2,18 +2,19 @@
 
 Tables are `value NAME` lines, parsed once at import. Sources of the facts:
 Windows SDK (WinNT.h, ntstatus.h, winerror.h, the fast-fail codes of
-winnt.h), Linux <signal.h> / <siginfo.h>, XNU <mach/exception_types.h> and the
-per-CPU <mach/*/exception.h>. The Windows NTSTATUS and WinError tables hold the
-codes that commonly occur as exception codes and thread last-error values, not
-the full SDK lists; a value missing here prints as rust-minidump prints a value
-it does not know (`unknown 0x…`), which differs from rust-minidump only for
-rare codes that it does know.
+winnt.h), Linux <signal.h> / <siginfo.h>; macOS and iOS are in `crash_codes_mac`.
+The Windows NTSTATUS and WinError tables hold the codes that commonly occur as
+exception codes and thread last-error values, not the full SDK lists; a value
+missing here prints as rust-minidump prints a value it does not know
+(`unknown 0x…`), which differs from rust-minidump only for rare codes that it
+does know.
 """
 
 from __future__ import annotations
 
 
-def _table(text: str) -> dict[int, str]:
+def table(text: str) -> dict[int, str]:
+    """`value NAME` lines as a dict (values in any Python integer spelling)."""
     table: dict[int, str] = {}
     for line in text.strip().splitlines():
         value, name = line.split()
@@ -23,7 +24,7 @@ def _table(text: str) -> dict[int, str]:
 
 # --- Windows ---------------------------------------------------------------------------------------
 
-WINDOWS_EXCEPTIONS = _table(
+WINDOWS_EXCEPTIONS = table(
     """
     0x80000001 EXCEPTION_GUARD_PAGE
     0x80000002 EXCEPTION_DATATYPE_MISALIGNMENT
@@ -69,7 +70,7 @@ STATUS_STACK_BUFFER_OVERRUN = 0xC0000409
 #: exception_information[0] of access violations / in-page errors.
 ACCESS_TYPES = {0: "READ", 1: "WRITE", 8: "EXEC"}
 
-WINDOWS_NTSTATUS = _table(
+WINDOWS_NTSTATUS = table(
     """
     0x00000000 STATUS_SUCCESS
     0x00000001 STATUS_WAIT_1
@@ -216,7 +217,7 @@ WINDOWS_NTSTATUS = _table(
     """
 )
 
-WINDOWS_ERRORS = _table(
+WINDOWS_ERRORS = table(
     """
     0 ERROR_SUCCESS
     1 ERROR_INVALID_FUNCTION
@@ -314,7 +315,7 @@ WINDOWS_ERRORS = _table(
 #: Facilities whose low 16 bits are a WinError code (rust-minidump knows only this one).
 WINDOWS_FACILITIES = {109: "FACILITY_VISUALCPP"}
 
-WINDOWS_FAST_FAIL = _table(
+WINDOWS_FAST_FAIL = table(
     """
     0 FAST_FAIL_LEGACY_GS_VIOLATION
     1 FAST_FAIL_VTGUARD_CHECK_FAILURE
@@ -395,7 +396,7 @@ WINDOWS_FAST_FAIL = _table(
 
 # --- Linux / Android -------------------------------------------------------------------------------
 
-LINUX_SIGNALS = _table(
+LINUX_SIGNALS = table(
     """
     1 SIGHUP
     2 SIGINT
@@ -448,7 +449,7 @@ LINUX_SI_CODES = {
 
 #: Signal-specific si_code names, per signal number.
 LINUX_SIGNAL_CODES: dict[int, dict[int, str]] = {
-    4: _table(
+    4: table(
         """
         1 ILL_ILLOPC
         2 ILL_ILLOPN
@@ -461,7 +462,7 @@ LINUX_SIGNAL_CODES: dict[int, dict[int, str]] = {
         9 ILL_BADIADDR
         """
     ),
-    5: _table(
+    5: table(
         """
         1 TRAP_BRKPT
         2 TRAP_TRACE
@@ -471,7 +472,7 @@ LINUX_SIGNAL_CODES: dict[int, dict[int, str]] = {
         6 TRAP_PERF
         """
     ),
-    8: _table(
+    8: table(
         """
         1 FPE_INTDIV
         2 FPE_INTOVF
@@ -483,7 +484,7 @@ LINUX_SIGNAL_CODES: dict[int, dict[int, str]] = {
         8 FPE_FLTSUB
         """
     ),
-    11: _table(
+    11: table(
         """
         1 SEGV_MAPERR
         2 SEGV_ACCERR
@@ -491,7 +492,7 @@ LINUX_SIGNAL_CODES: dict[int, dict[int, str]] = {
         4 SEGV_PKUERR
         """
     ),
-    7: _table(
+    7: table(
         """
         1 BUS_ADRALN
         2 BUS_ADRERR
@@ -500,217 +501,10 @@ LINUX_SIGNAL_CODES: dict[int, dict[int, str]] = {
         5 BUS_MCEERR_AO
         """
     ),
-    31: _table(
+    31: table(
         """
         1 SYS_SECCOMP
         2 SYS_USER_DISPATCH
         """
     ),
-}
-
-# --- macOS / iOS -------------------------------------------------------------------------------------
-
-MAC_EXCEPTIONS = _table(
-    """
-    1 EXC_BAD_ACCESS
-    2 EXC_BAD_INSTRUCTION
-    3 EXC_ARITHMETIC
-    4 EXC_EMULATION
-    5 EXC_SOFTWARE
-    6 EXC_BREAKPOINT
-    7 EXC_SYSCALL
-    8 EXC_MACH_SYSCALL
-    9 EXC_RPC_ALERT
-    11 EXC_RESOURCE
-    12 EXC_GUARD
-    0x43507378 SIMULATED
-    """
-)
-MAC_SIMULATED = 0x43507378
-
-MAC_KERN_CODES = _table(
-    """
-    1 KERN_INVALID_ADDRESS
-    2 KERN_PROTECTION_FAILURE
-    5 KERN_FAILURE
-    8 KERN_NO_ACCESS
-    9 KERN_MEMORY_FAILURE
-    10 KERN_MEMORY_ERROR
-    50 KERN_CODESIGN_ERROR
-    """
-)
-
-#: (exception, CPU family) -> code names; CPU family is "arm" (arm64 only), "ppc" or "x86".
-MAC_CPU_CODES: dict[tuple[str, str], dict[int, str]] = {
-    ("EXC_BAD_ACCESS", "arm"): _table(
-        """
-        0x0101 EXC_ARM_DA_ALIGN
-        0x0102 EXC_ARM_DA_DEBUG
-        0x0103 EXC_ARM_SP_ALIGN
-        0x0104 EXC_ARM_SWP
-        0x0105 EXC_ARM_PAC_FAIL
-        """
-    ),
-    ("EXC_BAD_ACCESS", "ppc"): _table(
-        """
-        0x0101 EXC_PPC_VM_PROT_READ
-        0x0102 EXC_PPC_BADSPACE
-        0x0103 EXC_PPC_UNALIGNED
-        """
-    ),
-    ("EXC_BAD_ACCESS", "x86"): {13: "EXC_I386_GPFLT"},
-    ("EXC_BAD_INSTRUCTION", "arm"): {1: "EXC_ARM_UNDEFINED"},
-    ("EXC_BAD_INSTRUCTION", "ppc"): _table(
-        """
-        1 EXC_PPC_INVALID_SYSCALL
-        2 EXC_PPC_UNIPL_INST
-        3 EXC_PPC_PRIVINST
-        4 EXC_PPC_PRIVREG
-        5 EXC_PPC_TRACE
-        6 EXC_PPC_PERFMON
-        """
-    ),
-    ("EXC_BAD_INSTRUCTION", "x86"): _table(
-        """
-        1 EXC_I386_INVOP
-        10 EXC_I386_INVTSSFLT
-        11 EXC_I386_SEGNPFLT
-        12 EXC_I386_STKFLT
-        13 EXC_I386_GPFLT
-        17 EXC_I386_ALIGNFLT
-        """
-    ),
-    ("EXC_ARITHMETIC", "arm"): _table(
-        """
-        1 EXC_ARM_FP_IO
-        2 EXC_ARM_FP_DZ
-        3 EXC_ARM_FP_OF
-        4 EXC_ARM_FP_UF
-        5 EXC_ARM_FP_IX
-        6 EXC_ARM_FP_ID
-        """
-    ),
-    ("EXC_ARITHMETIC", "ppc"): _table(
-        """
-        1 EXC_PPC_OVERFLOW
-        2 EXC_PPC_ZERO_DIVIDE
-        3 EXC_FLT_INEXACT
-        4 EXC_PPC_FLT_ZERO_DIVIDE
-        5 EXC_PPC_FLT_UNDERFLOW
-        6 EXC_PPC_FLT_OVERFLOW
-        7 EXC_PPC_FLT_NOT_A_NUMBER
-        8 EXC_PPC_NOEMULATION
-        9 EXC_PPC_ALTIVECASSIST
-        """
-    ),
-    ("EXC_ARITHMETIC", "x86"): _table(
-        """
-        1 EXC_I386_DIV
-        2 EXC_I386_INTO
-        3 EXC_I386_NOEXT
-        4 EXC_I386_EXTOVR
-        5 EXC_I386_EXTERR
-        6 EXC_I386_EMERR
-        7 EXC_I386_BOUND
-        8 EXC_I386_SSEEXTERR
-        """
-    ),
-    ("EXC_BREAKPOINT", "arm"): {1: "EXC_ARM_BREAKPOINT"},
-    ("EXC_BREAKPOINT", "ppc"): {1: "EXC_PPC_BREAKPOINT"},
-    ("EXC_BREAKPOINT", "x86"): {1: "EXC_I386_SGL", 2: "EXC_I386_BPT"},
-}
-
-MAC_SOFTWARE_CODES = _table(
-    """
-    0x00010002 SIGABRT
-    0xdeadc0de UNCAUGHT_NS_EXCEPTION
-    0x00000001 EXC_PPC_TRAP
-    0x00010100 EXC_PPC_MIGRATE
-    """
-)
-
-MAC_RESOURCE_TYPES = _table(
-    """
-    1 RESOURCE_TYPE_CPU
-    2 RESOURCE_TYPE_WAKEUPS
-    3 RESOURCE_TYPE_MEMORY
-    4 RESOURCE_TYPE_IO
-    5 RESOURCE_TYPE_THREADS
-    """
-)
-MAC_RESOURCE_FLAVORS: dict[str, dict[int, str]] = {
-    "RESOURCE_TYPE_CPU": {1: "FLAVOR_CPU_MONITOR", 2: "FLAVOR_CPU_MONITOR_FATAL"},
-    "RESOURCE_TYPE_WAKEUPS": {1: "FLAVOR_WAKEUPS_MONITOR"},
-    "RESOURCE_TYPE_MEMORY": {1: "FLAVOR_HIGH_WATERMARK"},
-    "RESOURCE_TYPE_IO": {1: "FLAVOR_IO_PHYSICAL_WRITES", 2: "FLAVOR_IO_LOGICAL_WRITES"},
-    "RESOURCE_TYPE_THREADS": {1: "FLAVOR_THREADS_HIGH_WATERMARK"},
-}
-
-MAC_GUARD_TYPES = _table(
-    """
-    0 GUARD_TYPE_NONE
-    1 GUARD_TYPE_MACH_PORT
-    2 GUARD_TYPE_FD
-    3 GUARD_TYPE_USER
-    4 GUARD_TYPE_VN
-    5 GUARD_TYPE_VIRT_MEMORY
-    6 GUARD_TYPE_REJECTED_SC
-    """
-)
-MAC_GUARD_FLAVORS: dict[str, dict[int, str]] = {
-    "GUARD_TYPE_MACH_PORT": _table(
-        """
-        1 GUARD_EXC_DESTROY
-        2 GUARD_EXC_MOD_REFS
-        3 GUARD_EXC_INVALID_OPTIONS
-        4 GUARD_EXC_SET_CONTEXT
-        5 GUARD_EXC_THREAD_SET_STATE
-        0x00000008 GUARD_EXC_UNGUARDED
-        0x00000010 GUARD_EXC_INCORRECT_GUARD
-        0x00000020 GUARD_EXC_IMMOVABLE
-        0x00000040 GUARD_EXC_STRICT_REPLY
-        0x00000080 GUARD_EXC_MSG_FILTERED
-        0x00000100 GUARD_EXC_INVALID_RIGHT
-        0x00000200 GUARD_EXC_INVALID_NAME
-        0x00000400 GUARD_EXC_INVALID_VALUE
-        0x00000800 GUARD_EXC_INVALID_ARGUMENT
-        0x00001000 GUARD_EXC_RIGHT_EXISTS
-        0x00002000 GUARD_EXC_KERN_NO_SPACE
-        0x00004000 GUARD_EXC_KERN_FAILURE
-        0x00008000 GUARD_EXC_KERN_RESOURCE
-        0x00010000 GUARD_EXC_SEND_INVALID_REPLY
-        0x00020000 GUARD_EXC_SEND_INVALID_VOUCHER
-        0x00040000 GUARD_EXC_SEND_INVALID_RIGHT
-        0x00080000 GUARD_EXC_RCV_INVALID_NAME
-        0x00100000 GUARD_EXC_RCV_GUARDED_DESC
-        0x00200000 GUARD_EXC_MOD_REFS_NON_FATAL
-        0x00400000 GUARD_EXC_IMMOVABLE_NON_FATAL
-        0x00800000 GUARD_EXC_REQUIRE_REPLY_PORT_SEMANTICS
-        0x01000000 GUARD_EXC_EXCEPTION_BEHAVIOR_ENFORCE
-        """
-    ),
-    "GUARD_TYPE_FD": _table(
-        """
-        0x01 GUARD_EXC_CLOSE
-        0x02 GUARD_EXC_DUP
-        0x04 GUARD_EXC_NOCLOEXEC
-        0x08 GUARD_EXC_SOCKET_IPC
-        0x10 GUARD_EXC_FILEPORT
-        0x20 GUARD_EXC_MISMATCH
-        0x40 GUARD_EXC_WRITE
-        """
-    ),
-    "GUARD_TYPE_VN": _table(
-        """
-        0x01 GUARD_EXC_RENAME_TO
-        0x02 GUARD_EXC_RENAME_FROM
-        0x04 GUARD_EXC_UNLINK
-        0x08 GUARD_EXC_WRITE_OTHER
-        0x10 GUARD_EXC_TRUNC_OTHER
-        0x20 GUARD_EXC_LINK
-        0x40 GUARD_EXC_EXCHDATA
-        """
-    ),
-    "GUARD_TYPE_VIRT_MEMORY": {1: "GUARD_EXC_DEALLOC_GAP"},
-    "GUARD_TYPE_REJECTED_SC": {0: "GUARD_EXC_MACH_TRAP"},
 }

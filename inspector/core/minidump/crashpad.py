@@ -12,8 +12,9 @@ from inspector.core.minidump.format import (
     ANNOTATION_TYPE_INVALID,
     ANNOTATION_TYPE_STRING,
     ANNOTATION_TYPE_USER_DEFINED,
+    Location,
 )
-from inspector.core.minidump.modules import Guid, Location
+from inspector.core.minidump.modules import Guid
 from inspector.core.minidump.reader import StreamContext, fit_count
 
 CRASHPAD_INFO_SIZE = 52

@@ -15,7 +15,6 @@ import stat
 import struct
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
@@ -36,12 +35,10 @@ from inspector.core.minidump.errors import (
     VersionMismatch,
 )
 from inspector.core.minidump.exception import (
-    EXCEPTION_CONTEXT_OFFSET,
     ExceptionStream,
-    crash_address,
-    crash_reason,
     parse_exception,
 )
+from inspector.core.minidump.facts import ProcessFacts
 from inspector.core.minidump.format import (
     DIRECTORY_ENTRY_SIZE,
     HEADER_SIZE,
@@ -49,9 +46,10 @@ from inspector.core.minidump.format import (
     MINIDUMP_SIGNATURE,
     MINIDUMP_VERSION,
     RM_UNIMPLEMENTED_STREAMS,
+    DirectoryEntry,
+    Header,
+    Location,
     StreamType,
-    StreamVendor,
-    stream_type_name,
 )
 from inspector.core.minidump.handles import HandleData, parse_handle_data
 from inspector.core.minidump.linux import (
@@ -67,7 +65,6 @@ from inspector.core.minidump.linux import (
     parse_linux_dso_debug,
     parse_linux_maps,
 )
-from inspector.core.minidump.memory import MemoryRegion, MemoryView
 from inspector.core.minidump.memory_lists import (
     MemoryInfoList,
     MemoryList,
@@ -75,7 +72,7 @@ from inspector.core.minidump.memory_lists import (
     parse_memory_info_list,
     parse_memory_list,
 )
-from inspector.core.minidump.modules import Location, ModuleList, UnloadedModuleList, parse_module_list
+from inspector.core.minidump.modules import ModuleList, UnloadedModuleList, parse_module_list
 from inspector.core.minidump.modules import parse_unloaded_module_list as _parse_unloaded
 from inspector.core.minidump.mozilla import (
     LinuxLimits,
@@ -98,9 +95,6 @@ from inspector.core.minidump.system import (
     parse_system_info,
 )
 from inspector.core.minidump.threads import (
-    THREAD_CONTEXT_OFFSET,
-    THREAD_SIZE,
-    Thread,
     ThreadInfoList,
     ThreadList,
     ThreadNames,
@@ -108,7 +102,7 @@ from inspector.core.minidump.threads import (
     parse_thread_list,
     parse_thread_names,
 )
-from inspector.core.types import Cpu, Os
+from inspector.core.strict import strict
 
 log = logging.getLogger(__name__)
 
@@ -116,40 +110,6 @@ T = TypeVar("T")
 
 #: Exceptions a parser may hit on hostile bytes that are not our own errors; turned into problems.
 _PARSE_FAILURES = (struct.error, IndexError, ValueError, OverflowError, KeyError, UnicodeDecodeError)
-
-
-@dataclass(frozen=True, slots=True)
-class Header:
-    signature: int
-    version: int
-    stream_count: int
-    stream_directory_rva: int
-    checksum: int
-    time_date_stamp: int
-    flags: int
-
-
-@dataclass(frozen=True, slots=True)
-class DirectoryEntry:
-    """One directory entry: `data_size` bytes of stream `stream_type` at file offset `rva`."""
-
-    index: int
-    stream_type: int
-    data_size: int
-    rva: int
-
-    @property
-    def name(self) -> str:
-        """rust-minidump's name for the type ('unknown' if it has none)."""
-        return stream_type_name(self.stream_type)
-
-    @property
-    def vendor(self) -> StreamVendor:
-        return StreamVendor.of(self.stream_type)
-
-    @property
-    def is_known(self) -> bool:
-        return self.stream_type in KNOWN_STREAM_TYPES
 
 
 def _describe_non_minidump(data: memoryview) -> str:
@@ -176,7 +136,7 @@ def _regular_or_absent(path: Path) -> bool:
         return True  # missing or not accessible: opening it says so
 
 
-class Minidump:
+class Minidump(ProcessFacts):
     """A minidump file. Use `Minidump.open(path)` or `Minidump.from_bytes(data)`; close it (or use `with`)."""
 
     def __init__(
@@ -485,6 +445,8 @@ class Minidump:
         except MinidumpError as exc:
             ctx.report(exc)
         except _PARSE_FAILURES as exc:  # a parser bug on hostile input must not escape as a crash
+            if strict():  # ... unless we are looking for such bugs (tests, fuzzers)
+                raise
             log.debug("parser of stream %#x failed", entry.stream_type, exc_info=True)
             ctx.report(BadData(f"{entry.name}: unreadable ({type(exc).__name__}: {exc})", offset=entry.rva))
         self._problems.extend(ctx.problems)
@@ -652,252 +614,6 @@ class Minidump:
     @property
     def soft_errors(self) -> SoftErrors | None:
         return self._stream("soft_errors", StreamType.MozSoftErrors, parse_soft_errors)
-
-    # ---- derived views -------------------------------------------------------------------------
-
-    @property
-    def os(self) -> Os:
-        info = self.system_info
-        return info.os if info else Os.UNKNOWN
-
-    @property
-    def cpu(self) -> Cpu:
-        info = self.system_info
-        if info is not None:
-            return info.cpu
-        guess = self.guessed_architecture
-        return Cpu.UNKNOWN if guess is None else context_mod.cpu_of_architecture(guess)
-
-    @property
-    def guessed_architecture(self) -> int | None:
-        """Without a readable SystemInfo stream: the processor architecture the thread contexts name.
-
-        rust-minidump refuses such a dump. The contexts' `context_flags` carry CPU bits (and
-        each layout has its size): the architecture most of the first 16 thread contexts (and
-        the exception's) agree on is used, with a problem saying so. None when none matches.
-        """
-        with self._lock:
-            if "guessed_architecture" in self._cache:
-                guess = self._cache["guessed_architecture"]
-                return guess if isinstance(guess, int) else None
-            votes: dict[int, int] = {}
-            for rva, size in self._raw_context_locations():
-                data = self._data[rva : rva + min(size, self.size - rva)]
-                architecture = context_mod.architecture_of_context(data, self.endian)
-                if architecture is not None:
-                    votes[architecture] = votes.get(architecture, 0) + 1
-            guess = max(votes, key=lambda a: votes[a]) if votes else None
-            self._cache["guessed_architecture"] = guess
-            if guess is not None:
-                cpu = context_mod.cpu_of_architecture(guess)
-                self._problems.append(
-                    StreamProblem(
-                        StreamType.SystemInfoStream,
-                        0,
-                        f"no readable system info: the CPU ({cpu.value}) is taken from the flags of "
-                        f"{votes[guess]} thread context(s), the OS is unknown",
-                        BadData.code,
-                        rejects_stream=False,
-                    )
-                )
-            return guess
-
-    def _raw_context_locations(self) -> list[tuple[int, int]]:
-        """(rva, size) of the first thread contexts and the exception's, read from the raw streams."""
-        out = []
-        unpack = self.source.struct("II").unpack_from
-        threads = self.streams.get(StreamType.ThreadListStream)
-        if threads is not None and self.source.has(threads.rva, 4):
-            claimed = self.source.u32(threads.rva)
-            # the padding test needs the claimed count: the capped one misplaces every
-            # entry of a padded list of more than 16 threads by the 4 bytes of padding
-            first = threads.rva + (8 if threads.data_size == 8 + THREAD_SIZE * claimed else 4)
-            for i in range(min(claimed, 16)):
-                at = first + THREAD_SIZE * i + THREAD_CONTEXT_OFFSET
-                if self.source.has(at, 8):
-                    size, rva = unpack(self._data, at)
-                    if size and rva < self.size:
-                        out.append((rva, size))
-        exception = self.streams.get(StreamType.ExceptionStream)
-        if exception is not None and self.source.has(exception.rva + EXCEPTION_CONTEXT_OFFSET, 8):
-            size, rva = unpack(self._data, exception.rva + EXCEPTION_CONTEXT_OFFSET)
-            if size and rva < self.size:
-                out.append((rva, size))
-        return out
-
-    @property
-    def pointer_width(self) -> int:
-        """4 or 8: the CPU's pointer size (8 when the CPU is unknown)."""
-        cpu = self.cpu
-        return 8 if cpu is Cpu.UNKNOWN else cpu.pointer_width
-
-    @property
-    def threads(self) -> tuple[Thread, ...]:
-        threads = self.thread_list
-        return threads.threads if threads else ()
-
-    @property
-    def modules(self) -> ModuleList:
-        """Loaded modules (empty when the dump has no readable module list)."""
-        modules = self.module_list
-        return modules if modules is not None else ModuleList(())
-
-    @property
-    def unloaded_modules(self) -> UnloadedModuleList:
-        modules = self.unloaded_module_list
-        return modules if modules is not None else UnloadedModuleList(())
-
-    @property
-    def memory(self) -> MemoryView:
-        """All captured memory: Memory64List and MemoryList regions (overlaps dropped as rust-minidump)."""
-        with self._lock:
-            if self._closed:
-                raise DumpClosed(f"{self!r} is closed")
-            view = self._cache.get("memory")
-            if view is None:
-                regions: list[MemoryRegion] = []
-                for lst in (self.memory64_list, self.memory_list):
-                    if lst is not None:
-                        regions.extend(lst.regions)
-                view = MemoryView(regions)
-                self._cache["memory"] = view
-            assert isinstance(view, MemoryView)
-            return view
-
-    def last_error_value(self, thread: Thread) -> int | None:
-        """The thread's Win32 last-error value, read as rust-minidump does (None if not captured).
-
-        rust-minidump reads the u32 at TEB + 13 pointers (`LastErrorValue` in the
-        TEB) from the captured memory, on every OS; name it with
-        `windows_error_name` for the JSON `last_error_value`.
-        """
-        if self.cpu is Cpu.UNKNOWN:
-            return None
-        return self.memory.read_u32(thread.teb + 13 * self.pointer_width)
-
-    def thread_name(self, thread: Thread) -> str | None:
-        names = self.thread_names
-        return names.get(thread.thread_id) if names else None
-
-    @property
-    def dump_thread_id(self) -> int | None:
-        """The thread that wrote the dump (Breakpad), which rust-minidump does not walk."""
-        info = self.breakpad_info
-        return info.dump_thread_id if info else None
-
-    @property
-    def requesting_thread_id(self) -> int | None:
-        """The exception's thread id, else the Breakpad requesting thread id."""
-        exception = self.exception
-        if exception is not None:
-            return exception.thread_id
-        info = self.breakpad_info
-        return info.requesting_thread_id if info else None
-
-    @property
-    def crashing_thread_index(self) -> int | None:
-        """Index in the thread list of the crashing / requesting thread (JSON `crash_info.crashing_thread`).
-
-        rust-minidump's rule: the (last) thread whose id is the requesting
-        thread id, not counting the Breakpad dump-writing thread.
-        """
-        # cached: `thread_context` asks once per thread, and a scan per call is quadratic
-        with self._lock:
-            if "crashing_thread_index" in self._cache:
-                index = self._cache["crashing_thread_index"]
-                return index if isinstance(index, int) else None
-            found = None
-            wanted = self.requesting_thread_id
-            if wanted is not None:
-                skip = self.dump_thread_id
-                for i, thread in enumerate(self.threads):
-                    if thread.thread_id == skip:
-                        continue
-                    if thread.thread_id == wanted:
-                        found = i
-            self._cache["crashing_thread_index"] = found
-            return found
-
-    @property
-    def crashing_thread(self) -> Thread | None:
-        index = self.crashing_thread_index
-        return None if index is None else self.threads[index]
-
-    def thread_context(self, thread: Thread) -> CpuContext | None:
-        """The context a walk of `thread` starts from: the exception context for the crashing thread."""
-        if thread.index == self.crashing_thread_index:
-            exception = self.exception
-            if exception is not None and exception.context is not None:
-                return exception.context
-        return thread.context
-
-    def stack_region_for(self, thread: Thread, context: CpuContext | None = None) -> MemoryRegion | None:
-        """The stack memory a walk of `thread` reads, chosen as rust-minidump does.
-
-        The thread's own stack bytes (or, if its descriptor has no bytes, the
-        memory-list region at the stack start); but if the starting context's
-        stack pointer is not inside that region, the memory-list region that
-        holds the stack pointer is used instead (the exception context of a
-        crash on an alternate signal stack, for instance).
-        """
-        stack = thread.stack if thread.stack is not None else self.memory.region_for(thread.stack_start)
-        ctx = context if context is not None else self.thread_context(thread)
-        if ctx is not None:
-            sp = ctx.value(ctx.register_set.stack_pointer)
-            if stack is None or stack.read_u64(sp) is None:
-                stack = self.memory.region_for(sp) or stack
-        return stack
-
-    # -- crash --
-
-    @property
-    def crash_reason(self) -> str | None:
-        """JSON `crash_info.type`, None when there is no exception stream."""
-        exception = self.exception
-        return None if exception is None else crash_reason(exception, self.os, self.cpu)
-
-    @property
-    def crash_address(self) -> int | None:
-        """JSON `crash_info.address` (as an integer), None without an exception stream."""
-        exception = self.exception
-        return None if exception is None else crash_address(exception, self.os, self.cpu)
-
-    # -- process --
-
-    @property
-    def process_id(self) -> int | None:
-        """JSON `pid`: MiscInfo's process id if the dump has MiscInfo, else /proc/self/status's Pid."""
-        misc = self.misc_info
-        if misc is not None:
-            return misc.process_id
-        status = self.linux_proc_status
-        return status.pid if status is not None else None
-
-    @property
-    def process_create_time(self) -> int | None:
-        misc = self.misc_info
-        return misc.process_create_time if misc is not None else None
-
-    @property
-    def process_uptime(self) -> int | None:
-        """Seconds between process creation and the dump (rust-minidump's `process_uptime`)."""
-        misc = self.misc_info
-        return misc.process_uptime(self.header.time_date_stamp) if misc is not None else None
-
-    @property
-    def linux_memory_map_count(self) -> int | None:
-        maps = self.linux_maps
-        return maps.mapping_count if maps is not None else None
-
-    @property
-    def cpu_microcode_version(self) -> int | None:
-        info = self.linux_cpu_info
-        return info.microcode_version if info is not None else None
-
-    @property
-    def lsb_release(self) -> dict[str, str] | None:
-        lsb = self.linux_lsb_release
-        return lsb.fields() if lsb is not None else None
 
     def __iter__(self) -> Iterator[DirectoryEntry]:
         return iter(self.directory)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.minidump import crash_codes as codes
+from inspector.core.minidump import crash_codes_mac as mac_codes
 from inspector.core.minidump.context import CpuContext
-from inspector.core.minidump.modules import Location
+from inspector.core.minidump.format import Location
 from inspector.core.minidump.reader import ContextReader, StreamContext, read_stream_context
 from inspector.core.types import Cpu, Os
 
@@ -164,34 +165,34 @@ def _mac_cpu_family(cpu: Cpu) -> str | None:
 def _mac_reason(exception: ExceptionStream, cpu: Cpu) -> str | None:
     code = exception.exception_code
     flags = exception.exception_flags
-    name = codes.MAC_EXCEPTIONS.get(code)
+    name = mac_codes.MAC_EXCEPTIONS.get(code)
     if name is None:
         return None
-    if code == codes.MAC_SIMULATED:
+    if code == mac_codes.MAC_SIMULATED:
         return "Simulated Exception"
     family = _mac_cpu_family(cpu)
-    if name == "EXC_BAD_ACCESS" and flags in codes.MAC_KERN_CODES:
-        return f"EXC_BAD_ACCESS / {codes.MAC_KERN_CODES[flags]}"
+    if name == "EXC_BAD_ACCESS" and flags in mac_codes.MAC_KERN_CODES:
+        return f"EXC_BAD_ACCESS / {mac_codes.MAC_KERN_CODES[flags]}"
     if family is not None:
-        table = codes.MAC_CPU_CODES.get((name, family))
+        table = mac_codes.MAC_CPU_CODES.get((name, family))
         if table is not None and flags in table:
             return f"{name} / {table[flags]}"
-    if name == "EXC_SOFTWARE" and flags in codes.MAC_SOFTWARE_CODES:
-        return f"EXC_SOFTWARE / {codes.MAC_SOFTWARE_CODES[flags]}"
+    if name == "EXC_SOFTWARE" and flags in mac_codes.MAC_SOFTWARE_CODES:
+        return f"EXC_SOFTWARE / {mac_codes.MAC_SOFTWARE_CODES[flags]}"
     info = exception.exception_information
     if name == "EXC_RESOURCE":
-        kind = codes.MAC_RESOURCE_TYPES.get((flags >> 29) & 0x7)
+        kind = mac_codes.MAC_RESOURCE_TYPES.get((flags >> 29) & 0x7)
         if kind is not None:
             return _exc_resource(kind, info[1], info[2])
     if name == "EXC_GUARD":
-        kind = codes.MAC_GUARD_TYPES.get((flags >> 29) & 0x7)
+        kind = mac_codes.MAC_GUARD_TYPES.get((flags >> 29) & 0x7)
         if kind is not None:
             return _exc_guard(kind, info[1], info[2])
     return f"{name} / {flags:#010x}"
 
 
 def _exc_resource(kind: str, code: int, subcode: int) -> str:
-    flavor = codes.MAC_RESOURCE_FLAVORS[kind].get((code >> 58) & 0x7)
+    flavor = mac_codes.MAC_RESOURCE_FLAVORS[kind].get((code >> 58) & 0x7)
     head = f"EXC_RESOURCE / {kind} / "
     if flavor is None:
         return head + f"{code:#018x} / {subcode:#018x}"
@@ -221,7 +222,7 @@ def _exc_guard(kind: str, code: int, subcode: int) -> str:
         return head
     if kind == "GUARD_TYPE_USER":
         return head + f"/ namespace: {code & 0xFFFFFFFF} guard identifier: {subcode}"
-    flavor = codes.MAC_GUARD_FLAVORS[kind].get((code >> 32) & 0x1FFFFFFF)
+    flavor = mac_codes.MAC_GUARD_FLAVORS[kind].get((code >> 32) & 0x1FFFFFFF)
     if flavor is None:
         return head + f" / {code:#018x} / {subcode:#018x}"
     if kind == "GUARD_TYPE_MACH_PORT":

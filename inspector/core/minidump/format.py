@@ -8,6 +8,7 @@ because the `dump` report prints them.
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 
 #: "MDMP" read as a little-endian u32.
 MINIDUMP_SIGNATURE = 0x504D444D
@@ -16,6 +17,14 @@ MINIDUMP_VERSION = 0xA793
 
 HEADER_SIZE = 32
 DIRECTORY_ENTRY_SIZE = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A MINIDUMP_LOCATION_DESCRIPTOR: `data_size` bytes at file offset `rva`."""
+
+    data_size: int
+    rva: int
 
 
 class StreamType(enum.IntEnum):
@@ -294,3 +303,39 @@ HANDLE_OBJECT_INFORMATION_TYPES = (
     "MiniSemaphoreInformation1",
     "MiniHandleObjectInformationTypeMax",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The minidump header (MINIDUMP_HEADER)."""
+
+    signature: int
+    version: int
+    stream_count: int
+    stream_directory_rva: int
+    checksum: int
+    time_date_stamp: int
+    flags: int
+
+
+@dataclass(frozen=True, slots=True)
+class DirectoryEntry:
+    """One directory entry: `data_size` bytes of stream `stream_type` at file offset `rva`."""
+
+    index: int
+    stream_type: int
+    data_size: int
+    rva: int
+
+    @property
+    def name(self) -> str:
+        """rust-minidump's name for the type ('unknown' if it has none)."""
+        return stream_type_name(self.stream_type)
+
+    @property
+    def vendor(self) -> StreamVendor:
+        return StreamVendor.of(self.stream_type)
+
+    @property
+    def is_known(self) -> bool:
+        return self.stream_type in KNOWN_STREAM_TYPES

@@ -18,21 +18,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from inspector.core.minidump.errors import BadData, BadRva, StreamTruncated
-from inspector.core.minidump.format import VS_FFI_SIGNATURE, VS_FFI_STRUCVERSION, CvSignature
+from inspector.core.minidump.format import VS_FFI_SIGNATURE, VS_FFI_STRUCVERSION, CvSignature, Location
 from inspector.core.minidump.reader import StreamContext, byte_order, read_ex_list_header, read_list_header
 from inspector.core.types import Os
 
 MODULE_SIZE = 108
 UNLOADED_MODULE_SIZE = 24
 _MODULE_FORMAT = "QIIII" + "13I" + "II" + "II" + "QQ"
-
-
-@dataclass(frozen=True, slots=True)
-class Location:
-    """A MINIDUMP_LOCATION_DESCRIPTOR: `data_size` bytes at file offset `rva`."""
-
-    data_size: int
-    rva: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump.errors import BadData, BadRva
-from inspector.core.minidump.modules import Location
+from inspector.core.minidump.format import Location
 from inspector.core.minidump.reader import StreamContext
 
 MAC_CRASH_INFO_HEADER_SIZE = 172

@@ -14,12 +14,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from inspector.core.errors import MinidumpError
-from inspector.core.minidump.context import context_size
+from inspector.core.minidump.context_layouts import context_size
 from inspector.core.minidump.errors import BadData, BadRva, StreamProblem, StreamSizeMismatch, StreamTruncated
+from inspector.core.minidump.format import Location
 
-if TYPE_CHECKING:  # modules imports this module
+if TYPE_CHECKING:
     from inspector.core.minidump.context import CpuContext
-    from inspector.core.minidump.modules import Location
 
 #: Reads a context from (location, what) or raises MinidumpError; supplied by the dump.
 ContextReader = Callable[["Location", str], "CpuContext"]

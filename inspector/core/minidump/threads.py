@@ -8,8 +8,8 @@ from types import MappingProxyType
 
 from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.errors import BadData, BadRva
+from inspector.core.minidump.format import Location
 from inspector.core.minidump.memory import MemoryRegion
-from inspector.core.minidump.modules import Location
 from inspector.core.minidump.reader import (
     ContextCache,
     ContextReader,

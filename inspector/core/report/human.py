@@ -10,7 +10,7 @@ columns. Inline frames come first, `Found by: inlining`.
 The crash analysis lines (`Crashing instruction:`, ...) are rust-minidump's
 (`analysis_text`); for x86, ARM and ARM64 crashes, which rust-minidump 0.25 does not analyse,
 ours are printed too unless `beyond_reference=False`. With `trace=True` each frame is
-followed by how it was found (`trace_text`).
+followed by how it was found (`trace_text`: the explanation tree the window shows too).
 
 Our additions, printed only when there is something to say: a walk stopped by the frame
 limit ends with a line saying so, and the report closes with `Problems found in the inputs
@@ -24,21 +24,22 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from inspector.core.minidump import CpuContext, basename
 from inspector.core.process import ModuleEntry, ProcessState
 from inspector.core.report.analysis_text import human_lines, shown_analysis
-from inspector.core.report.trace_text import termination_lines, trace_lines
+from inspector.core.report.frame_text import frame_label, frame_lines, register_lines
+from inspector.core.report.trace_text import frame_trace_lines
 from inspector.core.types import format_address
 from inspector.core.unwind import (
-    INLINE_DESCRIPTION,
     CallStack,
     CallStackInfo,
-    StackFrame,
     TerminationReason,
 )
 
 if TYPE_CHECKING:
     from inspector.core.microdump.dump import MicrodumpInfo
+
+# the frame text lives in frame_text; its functions are still offered here
+__all__ = ["frame_label", "frame_lines", "problem_section", "register_lines", "render_human"]
 
 
 def render_human(
@@ -74,7 +75,7 @@ def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: 
         stack = state.threads[requesting]
         status = "crashed" if state.crashed else "requested dump, did not crash"
         out.append(f"Thread {requesting} {stack.thread_name or ''} ({status}) - tid: {stack.thread_id}")
-        _stack(stack, out, trace=trace)
+        _stack(stack, out, trace=_source(state, requesting) if trace else None)
         out.append("")
     if brief:
         return "\n".join(out) + "\n"
@@ -82,7 +83,7 @@ def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: 
         if i == requesting or stack.info is CallStackInfo.DUMP_THREAD_SKIPPED:
             continue
         out.append(f"Thread {i} {stack.thread_name or ''} - tid: {stack.thread_id}")
-        _stack(stack, out, trace=trace)
+        _stack(stack, out, trace=_source(state, i) if trace else None)
     out.append("")
     out.append("Loaded modules:")
     main = None if state.main_module is None else state.modules[state.main_module].module.base
@@ -207,79 +208,38 @@ def _summary(state: ProcessState, out: list[str], beyond_reference: bool) -> Non
         out.append("")
 
 
-def _stack(stack: CallStack, out: list[str], *, trace: bool) -> None:
+def _source(state: ProcessState, thread_index: int) -> str:
+    """Where the thread's starting registers come from, for the trace of its first frame."""
+    starts = state.thread_starts
+    source = starts[thread_index].source if thread_index < len(starts) else None
+    return "context" if source is None else source.value
+
+
+def _stack(stack: CallStack, out: list[str], *, trace: str | None) -> None:
+    """The thread's frames; with `trace` (where frame 0's registers come from) also how each was found."""
     if not stack.frames:
         out.append("<no frames>")
     number = 0
-    for frame in stack.frames:
+    last = len(stack.frames) - 1
+    for index, frame in enumerate(stack.frames):
         lines, number = frame_lines(frame, number)
         out.extend(lines)
-        if trace and frame.found_by is not None:
-            out.extend(trace_lines(frame.found_by, indent="      "))
-    if trace and stack.termination is not None:
-        out.extend(termination_lines(stack.termination, indent="    "))
-    elif stack.termination is not None and stack.termination.reason in (
-        TerminationReason.MAX_FRAMES,
-        TerminationReason.DUMP_FRAME_BUDGET,
+        if trace is not None:
+            termination = stack.termination if index == last else None
+            out.extend(
+                frame_trace_lines(
+                    stack.frames, index, termination=termination, context_source=trace, indent="      "
+                )
+            )
+    if trace is not None and not stack.frames and stack.termination is not None:
+        out.append(f"    Walk stopped - {stack.termination.message}")
+    elif (
+        trace is None
+        and stack.termination is not None
+        and stack.termination.reason
+        in (
+            TerminationReason.MAX_FRAMES,
+            TerminationReason.DUMP_FRAME_BUDGET,
+        )
     ):
         out.append(f"    ({stack.termination.message}; the frames beyond it are not shown)")
-
-
-def frame_lines(frame: StackFrame, first_number: int) -> tuple[list[str], int]:
-    """One physical frame's report lines, its inline frames first, numbered from `first_number`.
-
-    Returns the lines and the number of the next frame. The GUI's copy of a stack uses this
-    too, so what it copies is the report's text exactly.
-    """
-    out = []
-    number = first_number
-    for inline in frame.inlines:
-        line = f"{number:2}  "
-        if frame.module is not None:
-            line += basename(frame.module.code_file)
-        line += f"!{inline.function}"
-        if inline.file is not None and inline.line is not None:
-            line += f" [{basename(inline.file)} : {inline.line}]"
-        out.append(line)
-        out.append(f"    Found by: {INLINE_DESCRIPTION}")
-        number += 1
-    out.append(f"{number:2}  {frame_label(frame)}")
-    out.extend(register_lines(frame.context))
-    out.append(f"    Found by: {frame.trust.description}")
-    return out, number + 1
-
-
-def frame_label(frame: StackFrame) -> str:
-    """`module!function [file : line + 0xoff]`, `module!function + 0xoff`, `module + 0xoff` or the address."""
-    addr = frame.instruction
-    module = frame.module
-    if module is None:
-        text = f"{addr:#x}"
-        for hit in frame.unloaded_modules:
-            text += f" (unloaded {hit.name}@" + "|".join(f"{offset:#x}" for offset in hit.offsets) + ")"
-        return text
-    text = module.filename
-    symbol = frame.symbol
-    function_base = frame.function_base
-    if symbol is None or function_base is None:
-        return f"{text} + {addr - module.base:#x}"
-    text += f"!{symbol.function_name}"
-    line_base = frame.source_line_base
-    if symbol.source_file is not None and symbol.source_line is not None and line_base is not None:
-        return f"{text} [{basename(symbol.source_file)} : {symbol.source_line} + {addr - line_base:#x}]"
-    return f"{text} + {addr - function_base:#x}"
-
-
-def register_lines(ctx: CpuContext) -> list[str]:
-    """The valid registers, ` {name:>6} = 0x…` each, wrapped before 80 columns (rust-minidump's layout)."""
-    lines = []
-    current = ""
-    for name, _ in ctx.valid_registers():
-        piece = f" {name: >6} = {ctx.format_register(name)}"
-        if len(current) + len(piece) > 80:
-            lines.append(f" {current}")
-            current = ""
-        current += piece
-    if current:
-        lines.append(f" {current}")
-    return lines

@@ -117,6 +117,8 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
         },
         "mac_boot_args": None if state.mac_boot_args is None else state.mac_boot_args.bootargs,
         "linux_memory_map_count": state.linux_memory_map_count,
+        # rust-minidump 0.25 writes 0 whatever the modules, none included (`ProcessState.main_module`
+        # is None then); its JSON schema says the first module is always the main one
         "main_module": 0,
         "modules_contains_cert_info": False,
         "modules": [_module(entry, hexa) for entry in state.modules],

@@ -10,7 +10,7 @@ range map cut it, and every problem found.
 from __future__ import annotations
 
 from inspector.core.microdump.dump import Microdump, MicrodumpModuleList
-from inspector.core.report.dump_text import context_text
+from inspector.core.report.context_text import context_text
 
 
 def render_microdump(dump: Microdump) -> str:

@@ -1,7 +1,7 @@
 """Cold path: build the symbol index of a `.sym` file in one vectorised pass (numpy).
 
-This is the only module of the package that imports numpy; `SymbolFile`
-imports it lazily, only when no valid cached index exists.
+This module and its vectorised helpers (`index_arrays`) are the only ones of the package
+that import numpy; `SymbolFile` imports them lazily, only when no valid cached index exists.
 
 The pass reads the file (an mmap; pages already scanned are handed back with
 MADV_DONTNEED so the pass does not grow the RSS by the file's size) in chunks
@@ -44,13 +44,24 @@ import numpy.typing as npt
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.symbols import line_parser
+from inspector.core.symbols.index_arrays import (
+    I64,
+    U8,
+    U64,
+    block_ends,
+    extended,
+    fields,
+    first_of_overlaps,
+    line_at,
+    raw,
+    rows_by_value,
+    skip_m_flag,
+    sort_order,
+    word_view,
+)
 from inspector.core.symbols.index_format import Section, SymbolIdentity, pack_image, summary_json
 from inspector.core.symbols.records import MAX_EXAMPLES_PER_KIND, DamageKind
 
-U8 = npt.NDArray[np.uint8]
-I64 = npt.NDArray[np.int64]
-U64 = npt.NDArray[np.uint64]
-Mask = npt.NDArray[np.bool_]
 _T = TypeVar("_T")
 
 CHUNK_BYTES = 1 << 21
@@ -124,8 +135,6 @@ _KEYWORD_GROUPS = tuple(
 _FIRST_BYTE_GROUP = np.zeros(256, dtype=np.int8)
 for _g, _group in enumerate(_KEYWORD_GROUPS, start=1):
     _FIRST_BYTE_GROUP[_group[0][0].text[0]] = _g
-LEFT_MARGIN = 16
-RIGHT_MARGIN = 16
 
 
 def build_index(data: Any, identity: SymbolIdentity, cancel: CancelToken = NEVER) -> bytearray:
@@ -209,7 +218,7 @@ class _Scan:
             last_end = size
         ends[-1] = last_end
         self.lines = len(starts)
-        ext, shift = _extended(a, lo, hi, size)
+        ext, shift = extended(a, lo, hi, size)
         self._classify(_Chunk(ext, shift - lo, lo, starts, ends))
         return self
 
@@ -219,14 +228,14 @@ class _Scan:
         length = ends - starts
         # the first 16 bytes of every line as two little-endian words (bytes of the next lines
         # where a line is shorter; unaligned loads through a stride-1 view)
-        words = _words(ch.ext)
+        words = word_view(ch.ext)
         w0 = words[starts + ch.shift]
         w1 = words[starts + (ch.shift + 8)]
         b0 = (w0 & np.uint64(0xFF)).astype(np.uint8)
         cls = np.where(_IS_HEX[b0], np.int8(LINE), np.int8(GARBAGE))
         cls[length == 0] = BLANK
         group = _FIRST_BYTE_GROUP[b0]
-        by_group, group_bounds = _rows_by_value(group, len(_KEYWORD_GROUPS) + 1)
+        by_group, group_bounds = rows_by_value(group, len(_KEYWORD_GROUPS) + 1)
         for g, keywords in enumerate(_KEYWORD_GROUPS, start=1):
             idx = by_group[group_bounds[g] : group_bounds[g + 1]]
             if len(idx) == 0:
@@ -303,24 +312,24 @@ class _Scan:
     # ---- the records the index keeps ---------------------------------------
 
     def _parse_func(self, off: I64, ln: I64) -> None:
-        fs = _skip_m_flag(self.b.words, off + 5)
-        ok, (addr, size, _param), _ = _fields(self.b.words, fs, (16, 8, 8))
+        fs = skip_m_flag(self.b.words, off + 5)
+        ok, (addr, size, _param), _ = fields(self.b.words, fs, (16, 8, 8))
         self._keep("func", off[ok], addr=addr[ok], size=size[ok])
         self._scalar("func", off[~ok], ln[~ok])
 
     def _parse_pub(self, off: I64, ln: I64) -> None:
-        fs = _skip_m_flag(self.b.words, off + 7)
-        ok, (addr, _param), _ = _fields(self.b.words, fs, (16, 8))
+        fs = skip_m_flag(self.b.words, off + 7)
+        ok, (addr, _param), _ = fields(self.b.words, fs, (16, 8))
         self._keep("pub", off[ok], addr=addr[ok])
         self._scalar("pub", off[~ok], ln[~ok])
 
     def _parse_init(self, off: I64, ln: I64) -> None:
-        ok, (addr, size), _ = _fields(self.b.words, off + 15, (16, 8))
+        ok, (addr, size), _ = fields(self.b.words, off + 15, (16, 8))
         self._keep("init", off[ok], addr=addr[ok], size=size[ok])
         self._scalar("init", off[~ok], ln[~ok])
 
     def _parse_win(self, off: I64, ln: I64) -> None:
-        ok, values, _ = _fields(self.b.words, off + 10, (1, 16, 8, 8, 8, 8, 8, 8, 8, -1))
+        ok, values, _ = fields(self.b.words, off + 10, (1, 16, 8, 8, 8, 8, 8, 8, 8, -1))
         wtype, addr, size, has_program = values[0], values[1], values[2], values[9]
         consistent = (wtype == 4) == (has_program == 1)
         self._damage_at(ln[ok & ~consistent], DamageKind.STACK_WIN_TYPE_MISMATCH, "type and flag disagree")
@@ -329,12 +338,12 @@ class _Scan:
         self._scalar("win", off[~ok], ln[~ok])
 
     def _parse_file(self, off: I64, ln: I64) -> None:
-        ok, (file_id,), _ = _fields(self.b.words, off + 5, (-10,))
+        ok, (file_id,), _ = fields(self.b.words, off + 5, (-10,))
         self._keep("file", off[ok], id=file_id[ok])
         self._scalar("file", off[~ok], ln[~ok])
 
     def _parse_origin(self, off: I64, ln: I64) -> None:
-        ok, (origin_id,), rest = _fields(self.b.words, off + 14, (-10,))
+        ok, (origin_id,), rest = fields(self.b.words, off + 14, (-10,))
         # A digit or '-' right after "<id> " may start an old-syntax file id (and a newline means
         # an empty name): the scalar grammar decides those lines, as it does all irregular ones.
         nxt = (self.b.words[rest] & np.uint64(0xFF)).astype(np.uint8)
@@ -345,7 +354,7 @@ class _Scan:
     def _scalar(self, kind: str, offsets: I64, line_numbers: I64) -> None:
         """Lines the vectorised parser could not read: the grammar decides; damaged ones are counted."""
         for offset, line_number in zip(offsets.tolist(), line_numbers.tolist(), strict=True):
-            raw = _line_at(self.b.data, offset, self.b.size)
+            raw = line_at(self.b.data, offset, self.b.size)
             for r in self._valid(kind, raw, line_number + 1):
                 if kind == "func":
                     self._keep1(kind, offset, addr=r.address, size=r.size)
@@ -416,7 +425,7 @@ class _Builder:
         self.size = size
         self.cancel = cancel
         self.a: U8 = np.frombuffer(data, dtype=np.uint8, count=size) if size else np.zeros(0, np.uint8)
-        self.words = _words(self.a)
+        self.words = word_view(self.a)
         self.lines = 0
         self.owner = -1  # class of the last head line merged so far
         self.damage: dict[DamageKind, int] = {}
@@ -525,27 +534,27 @@ class _Builder:
             "repairs": self.repairs,
         }
         sections: list[tuple[Section, int, Any]] = [
-            (Section.FUNC_START, 8, _raw(f_start)),
-            (Section.FUNC_END, 8, _raw(f_end)),
-            (Section.FUNC_OFFSET, 8, _raw(f_off)),
-            (Section.FUNC_BLOCK_END, 8, _raw(_block_ends(heads, f_off, self.size))),
-            (Section.PUBLIC_ADDRESS, 8, _raw(p_addr)),
-            (Section.PUBLIC_OFFSET, 8, _raw(p_off)),
-            (Section.CFI_START, 8, _raw(c_start)),
-            (Section.CFI_END, 8, _raw(c_end)),
-            (Section.CFI_OFFSET, 8, _raw(c_off)),
-            (Section.CFI_BLOCK_END, 8, _raw(_block_ends(heads, c_off, self.size))),
-            (Section.WIN4_START, 8, _raw(w[4][0])),
-            (Section.WIN4_END, 8, _raw(w[4][1])),
-            (Section.WIN4_OFFSET, 8, _raw(w[4][2])),
-            (Section.WIN0_START, 8, _raw(w[0][0])),
-            (Section.WIN0_END, 8, _raw(w[0][1])),
-            (Section.WIN0_OFFSET, 8, _raw(w[0][2])),
-            (Section.FILE_ID, 8, _raw(file_id)),
-            (Section.FILE_OFFSET, 8, _raw(file_off)),
-            (Section.ORIGIN_ID, 8, _raw(origin_id)),
-            (Section.ORIGIN_OFFSET, 8, _raw(origin_off)),
-            (Section.INFO_OFFSET, 8, _raw(np.array(self.info_offsets, dtype=np.uint64))),
+            (Section.FUNC_START, 8, raw(f_start)),
+            (Section.FUNC_END, 8, raw(f_end)),
+            (Section.FUNC_OFFSET, 8, raw(f_off)),
+            (Section.FUNC_BLOCK_END, 8, raw(block_ends(heads, f_off, self.size))),
+            (Section.PUBLIC_ADDRESS, 8, raw(p_addr)),
+            (Section.PUBLIC_OFFSET, 8, raw(p_off)),
+            (Section.CFI_START, 8, raw(c_start)),
+            (Section.CFI_END, 8, raw(c_end)),
+            (Section.CFI_OFFSET, 8, raw(c_off)),
+            (Section.CFI_BLOCK_END, 8, raw(block_ends(heads, c_off, self.size))),
+            (Section.WIN4_START, 8, raw(w[4][0])),
+            (Section.WIN4_END, 8, raw(w[4][1])),
+            (Section.WIN4_OFFSET, 8, raw(w[4][2])),
+            (Section.WIN0_START, 8, raw(w[0][0])),
+            (Section.WIN0_END, 8, raw(w[0][1])),
+            (Section.WIN0_OFFSET, 8, raw(w[0][2])),
+            (Section.FILE_ID, 8, raw(file_id)),
+            (Section.FILE_OFFSET, 8, raw(file_off)),
+            (Section.ORIGIN_ID, 8, raw(origin_id)),
+            (Section.ORIGIN_OFFSET, 8, raw(origin_off)),
+            (Section.INFO_OFFSET, 8, raw(np.array(self.info_offsets, dtype=np.uint64))),
             (Section.SUMMARY, 1, summary_json(summary)),
         ]
         return pack_image(identity, sections)
@@ -568,16 +577,16 @@ class _Builder:
         start, end, off = start[valid], end[valid], off[valid]
         if before_sort is not None:
             start, end, off = before_sort(start, end, off)
-        order = _sort_order(start, end, off)
+        order = sort_order(start, end, off)
         if order is not None:
             start, end, off = start[order], end[order], off[order]
-        keep = _first_of_overlaps(start, end)
+        keep = first_of_overlaps(start, end)
         self._repair(f"{what} overlapping an earlier range dropped", int(len(keep) - keep.sum()))
         return start[keep], end[keep], off[keep]
 
     def _publics_by_address(self) -> tuple[U64, U64]:
         addr, off = self._column("pub_addr"), self._column("pub_off")
-        order = _sort_order(addr, off)
+        order = sort_order(addr, off)
         if order is not None:
             addr, off = addr[order], off[order]
         if len(addr) < 2:
@@ -598,7 +607,7 @@ class _Builder:
             best_key: tuple[bytes, int] | None = None
             best_off = int(off[g0])
             for o in off[g0:g1].tolist():
-                key = line_parser.public_sort_key(_line_at(self.data, o, self.size))
+                key = line_parser.public_sort_key(line_at(self.data, o, self.size))
                 if key is not None and (best_key is None or key >= best_key):
                     best_key, best_off = key, o
             chosen[g1 - 1] = best_off
@@ -671,218 +680,3 @@ _SCALAR: dict[str, tuple[Callable[[bytes], Any], DamageKind]] = {
     "file": (line_parser.parse_file, DamageKind.BAD_FILE),
     "origin": (line_parser.parse_inline_origin, DamageKind.BAD_INLINE_ORIGIN),
 }
-
-
-# ---- whole-array helpers --------------------------------------------------------
-
-
-def _raw(arr: npt.NDArray[Any]) -> U64:
-    contiguous: U64 = np.ascontiguousarray(arr, dtype=np.uint64)
-    return contiguous
-
-
-def _line_at(data: Any, offset: int, size: int) -> bytes:
-    end = data.find(b"\n", offset)
-    return bytes(data[offset : size if end < 0 else end])
-
-
-def _rows_by_value(values: npt.NDArray[np.int8], n_values: int) -> tuple[I64, I64]:
-    """Row numbers grouped by value (ascending within a value) and the bounds of each value's group."""
-    order: I64 = np.argsort(values, kind="stable")
-    bounds = np.zeros(n_values + 1, dtype=np.int64)
-    np.cumsum(np.bincount(values, minlength=n_values), out=bounds[1:])
-    return order, bounds
-
-
-def _words(buf: U8) -> U64:
-    """`buf` as overlapping little-endian u64s: element i is the 8 bytes at buf[i] (an unaligned load)."""
-    return np.ndarray(shape=(max(len(buf) - 7, 0),), dtype="<u8", buffer=buf, strides=(1,))
-
-
-def _extended(a: U8, pos: int, end: int, size: int) -> tuple[U8, int]:
-    """`a[pos:end]` with LEFT_MARGIN bytes before and RIGHT_MARGIN after (zeros beyond the file)."""
-    lo, hi = pos - LEFT_MARGIN, end + RIGHT_MARGIN
-    if lo >= 0 and hi <= size:
-        return a[lo:hi], LEFT_MARGIN
-    ext = np.zeros(hi - lo, dtype=np.uint8)
-    ext[max(lo, 0) - lo : min(hi, size) - lo] = a[max(lo, 0) : min(hi, size)]
-    return ext, LEFT_MARGIN
-
-
-def _sort_order(*keys_major_first: U64) -> I64 | None:
-    """Stable order by the keys (first one most significant), or None when already in order."""
-    first = keys_major_first[0]
-    if len(first) < 2 or bool((first[1:] > first[:-1]).all()):
-        return None
-    order: I64 = np.lexsort(keys_major_first[::-1])
-    return order
-
-
-def _block_ends(heads: U64, offsets: U64, size: int) -> U64:
-    """For record lines at `offsets`: the offset of the next head line (or the file size)."""
-    nxt = np.searchsorted(heads, offsets, side="right")
-    padded = np.append(heads, np.uint64(size))
-    ends: U64 = padded[nxt]
-    return ends
-
-
-def _first_of_overlaps(start: U64, end: U64) -> Mask:
-    """Ranges sorted by (start, end): keep a range only if it starts at or after the end of the
-    last kept one. Vectorised for ranges that overlap nothing before them; a Python loop decides
-    the (few) others in order."""
-    n = len(start)
-    if n == 0:
-        return np.zeros(0, dtype=bool)
-    reach = np.empty(n, dtype=np.uint64)
-    reach[0] = 0
-    if n > 1:
-        np.maximum.accumulate(end[:-1], out=reach[1:])
-    keep = start >= reach
-    keep[0] = True
-    suspects = np.flatnonzero(~keep).tolist()
-    if suspects:
-        last_end = 0
-        previous = -2
-        for i in suspects:
-            if i - 1 != previous:  # the range just before is certainly kept
-                last_end = int(end[i - 1])
-            if int(start[i]) >= last_end:
-                keep[i] = True
-                last_end = int(end[i])
-            previous = i
-    return keep
-
-
-# ---- SWAR field parsing -----------------------------------------------------------
-#
-# Each u64 holds 8 consecutive bytes of a line, the first byte in the lowest 8 bits.
-
-_U = np.uint64
-_ONES = _U(0x0101010101010101)
-_HIGH = _U(0x8080808080808080)
-_LOW7 = _U(0x7F7F7F7F7F7F7F7F)
-_SPACES = _U(0x2020202020202020)
-_NIBBLE = _U(0x0F0F0F0F0F0F0F0F)
-_BYTE_INDEX = _U(0x0001020304050607)
-#: _KEEP[n]: the n lowest bytes (the first n characters)
-_KEEP = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
-
-
-def _zero_bytes(x: U64) -> U64:
-    """The high bit of every byte of x that is zero (exact: no carries between bytes)."""
-    return ~(((x & _LOW7) + _LOW7) | x | _LOW7)
-
-
-def _first_marked_byte(marks: U64) -> I64:
-    """Index (0–7) of the lowest byte whose high bit is set in `marks`; 8 when none is."""
-    lowest = marks & (~marks + _U(1))
-    index = (((lowest >> _U(7)) * _BYTE_INDEX) >> _U(56)).astype(np.int64)
-    result: I64 = np.where(marks == 0, 8, index)
-    return result
-
-
-def _at_least(x: U64, c: int) -> U64:
-    """High bit of every byte >= c, for x with the high bit of every byte set."""
-    return (x - _U(c) * _ONES) & _HIGH
-
-
-def _hex_digits(x: U64) -> U64:
-    """The high bit of every byte of x that is an ASCII hex digit."""
-    hx = x | _HIGH
-    digit = _at_least(hx, 0x30) & ~_at_least(hx, 0x3A)
-    folded = hx | (_ONES * _U(0x20))
-    letter = _at_least(folded, 0x61) & ~_at_least(folded, 0x67)
-    return (digit | letter) & ~x & _HIGH
-
-
-def _dec_digits(x: U64) -> U64:
-    hx = x | _HIGH
-    return _at_least(hx, 0x30) & ~_at_least(hx, 0x3A) & ~x & _HIGH
-
-
-def _hex8(x: U64, n: I64) -> tuple[U64, Mask]:
-    """The first n (0–8) characters of x as a hex number, and whether they are all hex digits."""
-    keep = _KEEP[n]
-    ok = (_hex_digits(x) & keep) == (keep & _HIGH)
-    nibbles = ((x & _NIBBLE) + ((x >> _U(6)) & _ONES) * _U(9)) & keep
-    nibbles = nibbles << (_U(8) * (_U(8) - n.astype(np.uint64)))  # right-align: leading zeros
-    t = ((nibbles << _U(4)) | (nibbles >> _U(8))) & _U(0x00FF00FF00FF00FF)
-    t = ((t << _U(8)) | (t >> _U(16))) & _U(0x0000FFFF0000FFFF)
-    return ((t << _U(16)) | (t >> _U(32))) & _U(0xFFFFFFFF), ok
-
-
-def _dec8(x: U64, n: I64) -> tuple[U64, Mask]:
-    """The first n (0–8) characters of x as a decimal number, and whether they are all digits."""
-    keep = _KEEP[n]
-    ok = (_dec_digits(x) & keep) == (keep & _HIGH)
-    digits = ((x & keep) | (_ONES * _U(0x30) & ~keep)) - _ONES * _U(0x30)
-    digits = digits << (_U(8) * (_U(8) - n.astype(np.uint64)))
-    t = (digits * _U(10) + (digits >> _U(8))) & _U(0x00FF00FF00FF00FF)
-    t = (t * _U(100) + (t >> _U(16))) & _U(0x0000FFFF0000FFFF)
-    return (t * _U(10000) + (t >> _U(32))) & _U(0xFFFFFFFF), ok
-
-
-def _skip_m_flag(words: U64, fs: I64) -> I64:
-    """Move past an `m ` ("multiple") flag where there is one."""
-    is_m = (words[fs] & _U(0xFFFF)) == _U(0x206D)
-    shifted: I64 = fs + 2 * is_m.astype(np.int64)
-    return shifted
-
-
-def _fields(words: U64, fs: I64, specs: tuple[int, ...]) -> tuple[Mask, list[U64], I64]:
-    """Parse the first fields of many lines at once; `fs` is where field 0 starts.
-
-    `specs` gives each field's maximum number of digits: 16 or 8 (hex), 1
-    (one hex digit), -1 (one decimal digit) or -10 (decimal, fitting u32).
-    Fields must be separated by exactly one space, and each must be followed
-    by one (something always follows: a name, rule text or a program string).
-    A field running into the end of its line contains the newline and so is
-    not valid. Returns the mask of lines whose fields are all valid, the
-    values (meaningless elsewhere) and where the text after the fields starts.
-    """
-    n = len(fs)
-    ok = np.ones(n, dtype=bool)
-    values: list[U64] = []
-    for spec in specs:
-        if spec in (1, -1):
-            x = words[fs]
-            first = x & _U(0xFF)
-            digit = _hex_digits(x) if spec == 1 else _dec_digits(x)
-            ok &= ((digit & _U(0x80)) != 0) & (((x >> _U(8)) & _U(0xFF)) == _U(32))
-            values.append(np.where(first <= _U(0x39), first - _U(0x30), (first | _U(0x20)) - _U(0x57)))
-            fs = fs + 2
-            continue
-        width = abs(spec)
-        lo = words[fs]
-        p = _first_marked_byte(_zero_bytes(lo ^ _SPACES))
-        ok &= (p >= 1) & (p <= width)
-        first_n = np.minimum(p, 8)
-        value, ok_lo = (_dec8 if spec < 0 else _hex8)(lo, first_n)
-        ok &= ok_lo
-        # a second (and third) word only where the first holds no space: few fields are that long
-        long_rows = np.flatnonzero(p == 8)
-        if len(long_rows):
-            hi = words[fs[long_rows] + 8]
-            p_hi = 8 + _first_marked_byte(_zero_bytes(hi ^ _SPACES))
-            if width == 16:
-                longer = p_hi == 16
-                if longer.any():
-                    top = words[fs[long_rows[longer]] + 16]
-                    p_hi[longer] = 16 + _first_marked_byte(_zero_bytes(top ^ _SPACES))
-            p[long_rows] = p_hi
-            valid_length = p_hi <= width
-            ok[long_rows] &= valid_length
-            rest_n = np.clip(p_hi - 8, 0, 8)
-            v_hi, ok_hi = (_dec8 if spec < 0 else _hex8)(hi, rest_n)
-            ok[long_rows] &= ok_hi
-            if spec < 0:  # decimal, up to 10 digits, fitting u32
-                value[long_rows] = value[long_rows] * _POW10[rest_n] + v_hi
-                ok[long_rows] &= value[long_rows] <= _U(0xFFFF_FFFF)
-            else:
-                value[long_rows] = (value[long_rows] << (_U(4) * rest_n.astype(np.uint64))) | v_hi
-        values.append(value)
-        fs = np.where(ok, fs + p + 1, fs)  # keep failed lines' loads inside the line
-    return ok, values, fs
-
-
-_POW10 = np.array([10**i for i in range(20)], dtype=np.uint64)

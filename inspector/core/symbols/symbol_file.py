@@ -44,7 +44,6 @@ import stat
 import threading
 from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -53,7 +52,7 @@ from inspector.core.errors import SymbolError
 from inspector.core.symbols import line_parser
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.errors import SymbolFileUnreadable
-from inspector.core.symbols.index_format import IndexImage, Section, SymbolIdentity
+from inspector.core.symbols.index_format import IndexImage, SymbolIdentity
 from inspector.core.symbols.postfix import compose_cfi_rules
 from inspector.core.symbols.records import (
     MAX_EXAMPLES_PER_KIND,
@@ -74,6 +73,14 @@ from inspector.core.symbols.records import (
     StackWinType,
     SymbolInfo,
 )
+from inspector.core.symbols.sym_text import (
+    CfiBlock,
+    FunctionBlock,
+    IndexArrays,
+    Inlinee,
+    TextReader,
+    covering,
+)
 
 log = logging.getLogger(__name__)
 
@@ -92,125 +99,6 @@ class _StaleIndex(Exception):
     """The text at an indexed offset is not the record the index promised."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Inlinee:
-    depth: int
-    address: int
-    size: int
-    call_file_id: int  # -1: none (old syntax or Breakpad's -1)
-    call_line: int
-    origin_id: int
-
-
-class _FunctionBlock:
-    """The line and INLINE records of one FUNC, in rust-minidump's order."""
-
-    __slots__ = ("inline_keys", "inlinees", "line_ends", "line_starts", "lines")
-
-    def __init__(self, lines: list[tuple[int, int, int, int]], inlinees: list[_Inlinee]) -> None:
-        # lines: (address, size, line, file id), zero-size ones already removed
-        kept: list[tuple[int, int, int, int]] = []
-        last_end = -1
-        for line in sorted(lines, key=lambda x: (x[0], x[0] + x[1])):
-            if line[0] < last_end:
-                continue  # overlaps the previous kept line record (rust-minidump drops it)
-            kept.append(line)
-            last_end = line[0] + line[1]
-        self.lines = kept
-        self.line_starts = [x[0] for x in kept]
-        self.line_ends = [x[0] + x[1] for x in kept]
-        self.inlinees = sorted(
-            inlinees, key=lambda i: (i.depth, i.address, i.size, i.call_file_id, i.call_line, i.origin_id)
-        )
-        self.inline_keys = [(i.depth, i.address) for i in self.inlinees]
-
-    def line_at(self, address: int) -> tuple[int, int, int, int] | None:
-        i = bisect_right(self.line_starts, address) - 1
-        if i >= 0 and address < self.line_ends[i]:
-            return self.lines[i]
-        return None
-
-    def inlinee_at(self, depth: int, address: int) -> _Inlinee | None:
-        """rust-minidump's get_inlinee_at_depth: the last inlinee with (depth, start) <= (depth, address)."""
-        i = bisect_right(self.inline_keys, (depth, address)) - 1
-        if i < 0:
-            return None
-        inlinee = self.inlinees[i]
-        if inlinee.depth != depth or address >= inlinee.address + inlinee.size:
-            return None
-        return inlinee
-
-
-class _CfiBlock:
-    __slots__ = ("init", "row_addresses", "rows", "size")
-
-    def __init__(self, init: CfiRow, size: int, rows: list[tuple[int, bytes]]) -> None:
-        self.init = init
-        self.size = size
-        ordered = sorted(rows)  # rust-minidump: by (address, rule text)
-        self.rows = tuple(CfiRow(address, line_parser.text(raw)) for address, raw in ordered)
-        self.row_addresses = [address for address, _ in ordered]
-
-
-class _Index:
-    """The arrays of one IndexImage, by name."""
-
-    __slots__ = (
-        "c_block",
-        "c_end",
-        "c_off",
-        "c_start",
-        "f_block",
-        "f_end",
-        "f_off",
-        "f_start",
-        "file_id",
-        "file_off",
-        "image",
-        "info_off",
-        "origin_id",
-        "origin_off",
-        "p_addr",
-        "p_off",
-        "w0_end",
-        "w0_off",
-        "w0_start",
-        "w4_end",
-        "w4_off",
-        "w4_start",
-    )
-
-    def __init__(self, image: IndexImage) -> None:
-        a = image.array
-        self.image = image
-        self.f_start, self.f_end, self.f_off, self.f_block = (
-            a(Section.FUNC_START),
-            a(Section.FUNC_END),
-            a(Section.FUNC_OFFSET),
-            a(Section.FUNC_BLOCK_END),
-        )
-        self.p_addr, self.p_off = a(Section.PUBLIC_ADDRESS), a(Section.PUBLIC_OFFSET)
-        self.c_start, self.c_end, self.c_off, self.c_block = (
-            a(Section.CFI_START),
-            a(Section.CFI_END),
-            a(Section.CFI_OFFSET),
-            a(Section.CFI_BLOCK_END),
-        )
-        self.w4_start, self.w4_end, self.w4_off = (
-            a(Section.WIN4_START),
-            a(Section.WIN4_END),
-            a(Section.WIN4_OFFSET),
-        )
-        self.w0_start, self.w0_end, self.w0_off = (
-            a(Section.WIN0_START),
-            a(Section.WIN0_END),
-            a(Section.WIN0_OFFSET),
-        )
-        self.file_id, self.file_off = a(Section.FILE_ID), a(Section.FILE_OFFSET)
-        self.origin_id, self.origin_off = a(Section.ORIGIN_ID), a(Section.ORIGIN_OFFSET)
-        self.info_off = a(Section.INFO_OFFSET)
-
-
 def parse_module_line(line: bytes) -> ModuleRecord | None:
     """The MODULE record in a `.sym` file's first line (without its newline), or None."""
     line = line.rstrip(b"\r")
@@ -220,14 +108,6 @@ def parse_module_line(line: bytes) -> ModuleRecord | None:
     return None if isinstance(parsed, str) else parsed
 
 
-def _covering(starts: Sequence[int], ends: Sequence[int], address: int) -> int:
-    """Index of the range holding `address` in sorted non-overlapping [start, end) ranges, or -1."""
-    i = bisect_right(starts, address) - 1
-    if i >= 0 and address < ends[i]:
-        return i
-    return -1
-
-
 class SymbolFile:
     """A `.sym` file opened for lookups. Use `SymbolFile.open`; call `close()` (or use `with`) when done."""
 
@@ -235,7 +115,7 @@ class SymbolFile:
         self,
         path: Path,
         file: BinaryIO,
-        reader: _Reader,
+        reader: TextReader,
         identity: SymbolIdentity,
         image: IndexImage,
         *,
@@ -249,7 +129,7 @@ class SymbolFile:
         self._identity = identity
         self._cache = cache
         self._lock = threading.Lock()
-        self._index = _Index(image)
+        self._index = IndexArrays(image)
         #: "cache" (a valid cached index was used) or "built" (indexed now; "+stored" when cached)
         self.index_source = index_source
         self._base_damage = image.damage()
@@ -261,8 +141,8 @@ class SymbolFile:
         self._lazy_counted: set[int] = set()
         #: (offset, 1-based line number) of lines counted before, sorted by offset
         self._line_marks: list[tuple[int, int]] = [(0, 1)]
-        self._functions: dict[int, _FunctionBlock] = {}
-        self._cfi: dict[int, _CfiBlock] = {}
+        self._functions: dict[int, FunctionBlock] = {}
+        self._cfi: dict[int, CfiBlock] = {}
         self._files: dict[int, str | None] = {}
         self._origins: dict[int, str | None] = {}
         self.module = parse_module_line(identity.module_line)
@@ -297,7 +177,7 @@ class SymbolFile:
             raise SymbolFileUnreadable(str(path), exc.strerror or str(exc)) from None
         try:
             st = os.fstat(f.fileno())
-            reader = _Reader(f.fileno(), st.st_size)
+            reader = TextReader(f.fileno(), st.st_size)
             identity = SymbolIdentity(
                 os.path.realpath(path), st.st_size, st.st_mtime_ns, reader.line_at(0, limit=MAX_MODULE_LINE)
             )
@@ -420,7 +300,7 @@ class SymbolFile:
         with self._lock:
             image, _ = _build(self._file.fileno(), self._identity, self._cache, NEVER)
             old = self._index
-            self._index = _Index(image)
+            self._index = IndexArrays(image)
             self._functions.clear()
             self._cfi.clear()
             self._files.clear()
@@ -443,7 +323,7 @@ class SymbolFile:
 
     def _function_index(self, address: int) -> int:
         ix = self._index
-        return _covering(ix.f_start, ix.f_end, address)
+        return covering(ix.f_start, ix.f_end, address)
 
     def _function(self, address: int) -> FunctionRecord | None:
         i = self._function_index(address)
@@ -467,7 +347,7 @@ class SymbolFile:
         public = self._public(address)
         return public is not None and bool(public.name)
 
-    def _function_block(self, i: int, *, keep: bool = True) -> _FunctionBlock:
+    def _function_block(self, i: int, *, keep: bool = True) -> FunctionBlock:
         block = self._functions.get(i)
         if block is not None:
             return block
@@ -475,7 +355,7 @@ class SymbolFile:
         start, end = ix.f_off[i], ix.f_block[i]
         raw = self._reader.read(start, end)
         lines: list[tuple[int, int, int, int]] = []
-        inlinees: list[_Inlinee] = []
+        inlinees: list[Inlinee] = []
         damaged: list[tuple[int, DamageKind, str]] = []  # (line index in the block, kind, reason)
         rows = raw.split(b"\n")
         if not rows[0].startswith(b"FUNC"):
@@ -491,7 +371,7 @@ class SymbolFile:
                 call_file = -1 if parsed_inline.call_file_id is None else parsed_inline.call_file_id
                 for address, size in parsed_inline.ranges:
                     inlinees.append(
-                        _Inlinee(
+                        Inlinee(
                             parsed_inline.depth,
                             address,
                             size,
@@ -511,14 +391,14 @@ class SymbolFile:
             if size == 0 or address + size - 1 > U64_MAX:
                 continue  # rust-minidump drops empty (and overflowing) line records
             lines.append(parsed)
-        block = _FunctionBlock(lines, inlinees)
+        block = FunctionBlock(lines, inlinees)
         if damaged:
             self._note_lazy_damage(start, damaged)
         if keep:
             self._remember(self._functions, i, block)
         return block
 
-    def _cfi_block(self, i: int, *, keep: bool = True) -> _CfiBlock:
+    def _cfi_block(self, i: int, *, keep: bool = True) -> CfiBlock:
         block = self._cfi.get(i)
         if block is not None:
             return block
@@ -539,7 +419,7 @@ class SymbolFile:
                 damaged.append((k, DamageKind.BAD_STACK_CFI, parsed))
                 continue
             rows.append(parsed)
-        block = _CfiBlock(CfiRow(init[0], init[2]), init[1], rows)
+        block = CfiBlock(CfiRow(init[0], init[2]), init[1], rows)
         if damaged:
             self._note_lazy_damage(start, damaged)
         if keep:
@@ -680,7 +560,7 @@ class SymbolFile:
 
     def _find_cfi(self, address: int) -> CfiLookup | None:
         ix = self._index
-        i = _covering(ix.c_start, ix.c_end, address)
+        i = covering(ix.c_start, ix.c_end, address)
         if i < 0:
             return None
         block = self._cfi_block(i)
@@ -694,7 +574,7 @@ class SymbolFile:
             (ix.w4_start, ix.w4_end, ix.w4_off),
             (ix.w0_start, ix.w0_end, ix.w0_off),
         ):
-            i = _covering(starts, ends, address)
+            i = covering(starts, ends, address)
             if i >= 0:
                 w = self._record(offsets[i], line_parser.parse_stack_win)
                 win_type = w.win_type
@@ -761,54 +641,6 @@ class SymbolFile:
             name = name_of(self._record(offsets[i], parse))
         names[wanted] = name
         return name
-
-
-class _Reader:
-    """Positioned reads of the `.sym` file, safe from several threads.
-
-    `os.pread` has no shared file position; where it does not exist (Windows)
-    a lock serialises seek + read.
-    """
-
-    __slots__ = ("fd", "lock", "size")
-
-    def __init__(self, fd: int, size: int) -> None:
-        self.fd = fd
-        self.size = size
-        self.lock = threading.Lock()
-
-    def _pread(self, n: int, offset: int) -> bytes:
-        if hasattr(os, "pread"):
-            return os.pread(self.fd, n, offset)
-        with self.lock:  # pragma: no cover - platforms without pread
-            os.lseek(self.fd, offset, os.SEEK_SET)
-            return os.read(self.fd, n)
-
-    def read(self, start: int, end: int) -> bytes:
-        end = min(end, self.size)
-        if end <= start:
-            return b""
-        data = self._pread(end - start, start)
-        while len(data) < end - start:  # a short read (or the file shrank)
-            more = self._pread(end - start - len(data), start + len(data))
-            if not more:
-                break
-            data += more
-        return data
-
-    def line_at(self, offset: int, *, limit: int | None = None) -> bytes:
-        """The line starting at `offset`, without its newline (at most `limit` bytes)."""
-        want = 256
-        while True:
-            if limit is not None:
-                want = min(want, limit)
-            data = self.read(offset, offset + want)
-            end = data.find(b"\n")
-            if end >= 0:
-                return data[:end]
-            if len(data) < want or (limit is not None and want >= limit):
-                return data
-            want *= 4
 
 
 def _build(

@@ -5,11 +5,15 @@ generator of `StackFrame`s followed by one `Termination`; `WalkEnvironment` hold
 dump-wide inputs (CPU, OS, modules, `Symbolizer`, `WalkOptions`). Usually driven through
 `inspector.core.process`, which builds whole `CallStack`s for every thread.
 
-Per CPU (`amd64`, `x86`, `arm`, `arm64`, `mips`): a constants block, then `caller_by_cfi`
-→ `caller_by_frame_pointer` → `caller_by_scan` in rust-minidump's fixed order, with the
-Breakpad policy's extra strategies (`WalkPolicy.BREAKPAD`) beside them. The trace model is
-in `trace`: `UnwindStep` → `StrategyAttempt` → `CfiDetail` / `StackWinDetail` /
-`FramePointerDetail` / `ScanDetail`, and `Termination`.
+Per CPU (`amd64`, `x86`, `arm`, `arm64`, `mips`) one shape (`step.CpuUnwinder`): a
+`CpuDescription` (register names, word size, callee-saved set, instruction adjustment, scan
+pre-filter), then per policy (`WalkPolicy`) the strategies in their fixed order —
+rust-minidump's `caller_by_cfi` → `caller_by_frame_pointer` → `caller_by_scan`, Breakpad's
+beside them — and the post-checks, as data. Shared strategies: `cfi.cfi_strategy`,
+`step.scan_opening` / `scan_from_stack_pointer` / `scanned_caller`; what a policy fixes
+(limits, scan windows) is `options.PolicyRules`. The trace model is in `trace`:
+`UnwindStep` → `StrategyAttempt` → `CfiDetail` / `StackWinDetail` / `FramePointerDetail` /
+`ScanDetail`, and `Termination`.
 """
 
 from __future__ import annotations

@@ -7,22 +7,25 @@ on Windows, for the context frame only, a simulated return from a leaf function 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from inspector.core.minidump import CpuContext
-from inspector.core.types import Os
+from inspector.core.types import Cpu, Os
 from inspector.core.unwind.cfi import cfi_strategy
+from inspector.core.unwind.cpu import CpuDescription
 from inspector.core.unwind.environment import U64
 from inspector.core.unwind.frame import FrameTrust, StackFrame
-from inspector.core.unwind.scan import scan_stack, scan_words, with_frame_pointer
+from inspector.core.unwind.options import WalkPolicy
+from inspector.core.unwind.scan import scan_stack, with_frame_pointer
 from inspector.core.unwind.step import (
-    CallerSearch,
     CpuUnwinder,
-    PostCheck,
     StrategyResult,
     ThreadWalk,
     breakpad_sp_check,
-    first_success,
     instruction_check,
     scan_failure,
+    scan_from_stack_pointer,
+    scan_opening,
     strictly_increasing_sp,
 )
 from inspector.core.unwind.trace import (
@@ -35,16 +38,8 @@ from inspector.core.unwind.trace import (
     StrategyAttempt,
 )
 
-# ---- constants ------------------------------------------------------------------------------
+# ---- the CPU --------------------------------------------------------------------------------
 
-POINTER_WIDTH = 8
-INSTRUCTION_REGISTER = "rip"
-STACK_POINTER_REGISTER = "rsp"
-FRAME_POINTER_REGISTER = "rbp"
-#: Carried over to the caller by CFI unless a rule says otherwise (rdi/rsi, callee-saved on
-#: Windows only, are not: rust-minidump's FIXME).
-CALLEE_SAVED_REGS = ("rbx", "rbp", "r12", "r13", "r14", "r15")
-INSTRUCTION_ADJUSTMENT = 1
 #: Windows x64 frame-pointer probe: the frame register may point up to 240 bytes into the
 #: frame, in 16-byte steps (rust-minidump 0.26).
 WINDOWS_FRAME_POINTER_OFFSETS = tuple(range(0, 241, 16))
@@ -66,27 +61,40 @@ def _prefilter(value: int) -> str | None:
     return None
 
 
+AMD64 = CpuDescription(
+    Cpu.AMD64,
+    word_size=8,
+    instruction_pointer="rip",
+    stack_pointer="rsp",
+    frame_pointer="rbp",
+    # Carried over to the caller by CFI unless a rule says otherwise (rdi/rsi, callee-saved on
+    # Windows only, are not: rust-minidump's FIXME).
+    callee_saved=("rbx", "rbp", "r12", "r13", "r14", "r15"),
+    instruction_adjustment=1,
+    scan_prefilter=_prefilter,
+)
+POINTER_WIDTH = AMD64.word_size
+
+
 # ---- strategies -----------------------------------------------------------------------------
 
+#: STACK CFI; rust-minidump does no validation of the result at all (Breakpad parity).
+caller_by_cfi = cfi_strategy
 
-def caller_by_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
-    """STACK CFI; rust-minidump does no validation of the result at all (Breakpad parity)."""
-    result = cfi_strategy(callee, walk, stack_pointer=STACK_POINTER_REGISTER, forwarded=CALLEE_SAVED_REGS)
+
+def _breakpad_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """STACK CFI; Breakpad rejects a caller whose rip or rsp is zero (rust-minidump validates nothing)."""
+    result = cfi_strategy(callee, walk)
     context = result.context
-    if (
-        context is not None
-        and walk.env.options.breakpad
-        and not (context.value("rip") and context.value("rsp"))
-    ):
-        # Breakpad: the essentials must be recovered and non-zero.
+    if context is not None and not (context.value("rip") and context.value("rsp")):
         return StrategyResult.failed(
             result.attempts[0].with_outcome(Outcome.FAILED, "Breakpad rejects a zero rip or rsp")
         )
     return result
 
 
-def caller_by_leaf_return(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
-    """Breakpad only: simulate a return from a leaf function (Windows, context frame).
+def caller_by_leaf_return(callee: StackFrame, walk: ThreadWalk) -> StrategyResult | None:
+    """Breakpad only: simulate a return from a leaf function (Windows, context frame; else not tried).
 
     Situation: LLVM emits no unwind info for a Windows x64 leaf function that touches no
     callee-saved registers, and MSDN says such a function is unwound by a plain return.
@@ -95,8 +103,10 @@ def caller_by_leaf_return(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
     return address; the caller keeps every callee register, rip = the word, rsp = the
     slot + 8; trust `leaf`.
     """
+    if callee.trust is not FrameTrust.CONTEXT or walk.env.os is not Os.WINDOWS:
+        return None
     ctx = callee.context
-    rsp = ctx.value(STACK_POINTER_REGISTER)
+    rsp = ctx.value("rsp")
     result = scan_stack(walk.env, walk.memory, start=rsp, words=2, width=POINTER_WIDTH, purpose="leaf return")
     if result.address is None or result.value is None:
         return StrategyResult.failed(
@@ -128,9 +138,7 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     env = walk.env
     ctx = callee.context
     strategy = Strategy.FRAME_POINTER
-    if env.options.breakpad:
-        return _breakpad_frame_pointer(callee, walk)
-    if not ctx.is_valid(FRAME_POINTER_REGISTER) or not ctx.is_valid(STACK_POINTER_REGISTER):
+    if not ctx.is_valid("rbp") or not ctx.is_valid("rsp"):
         return StrategyResult.failed(
             StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "rbp or rsp is not known")
         )
@@ -151,11 +159,11 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     for offset in WINDOWS_FRAME_POINTER_OFFSETS if windows else (0,):
         reads: list[MemoryWord] = []
         checks: list[Check] = []
-        ip_word = memory.word(last_bp + offset + POINTER_WIDTH, POINTER_WIDTH, "return address")
+        ip_word = memory.word(last_bp + offset + POINTER_WIDTH, POINTER_WIDTH, "return address", "rip")
         reads.append(ip_word)
         bp_word = None
         if ip_word.value is not None:
-            bp_word = memory.word(last_bp + offset, POINTER_WIDTH, "caller rbp")
+            bp_word = memory.word(last_bp + offset, POINTER_WIDTH, "caller rbp", "rbp")
             reads.append(bp_word)
         if ip_word.value is None or bp_word is None or bp_word.value is None:
             probes.append(FramePointerProbe(offset, tuple(reads), (), False))
@@ -185,7 +193,7 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
         if grows:
             found = (caller_ip, caller_bp, caller_sp)
             break
-    detail = FramePointerDetail(FRAME_POINTER_REGISTER, last_bp, tuple(probes))
+    detail = FramePointerDetail("rbp", last_bp, tuple(probes))
     if found is None:
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.FAILED, stop_reason, detail))
     caller_ip, caller_bp, caller_sp = found
@@ -212,14 +220,14 @@ def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
 
     def failed(reason: str) -> StrategyResult:
         probe = FramePointerProbe(0, tuple(reads), tuple(checks), False)
-        detail = FramePointerDetail(FRAME_POINTER_REGISTER, last_bp, (probe,))
+        detail = FramePointerDetail("rbp", last_bp, (probe,))
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.FAILED, reason, detail))
 
     if last_bp % 8:
         return failed("rbp is not 8-aligned")
     memory = walk.memory
-    ip_word = memory.word((last_bp + 8) & U64, 8, "return address")
-    bp_word = memory.word(last_bp, 8, "caller rbp")
+    ip_word = memory.word((last_bp + 8) & U64, 8, "return address", "rip")
+    bp_word = memory.word(last_bp, 8, "caller rbp", "rbp")
     reads += [ip_word, bp_word]
     if ip_word.value is None or bp_word.value is None:
         return failed("cannot read the frame record")
@@ -238,7 +246,7 @@ def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
         return failed("the caller's rbp is outside the stack")
     caller = ctx.with_registers({"rip": caller_ip, "rsp": caller_sp, "rbp": caller_bp})
     probe = FramePointerProbe(0, tuple(reads), tuple(checks), True)
-    detail = FramePointerDetail(FRAME_POINTER_REGISTER, last_bp, (probe,))
+    detail = FramePointerDetail("rbp", last_bp, (probe,))
     attempt = StrategyAttempt(
         strategy,
         Outcome.FOUND,
@@ -256,103 +264,98 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     rbp points at the word just below the return address and that word holds a higher
     stack address within 128 KiB that is readable, the function pushed its caller's rbp
     there: use it; else, if the callee's rbp is at or above the caller's rsp, the function
-    left rbp alone: keep it. (Breakpad: the same without the gap and readability checks.)
+    left rbp alone: keep it.
     """
-    env = walk.env
+    return _scan(callee, walk, _recover_rbp, from_callee=False)
+
+
+def _breakpad_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """Breakpad's scan: rbp recovery as rust-minidump's, without the gap and readability checks."""
+    # Breakpad builds the caller from the callee: the other registers' stale values stay (invalid)
+    return _scan(callee, walk, _breakpad_recover_rbp, from_callee=True)
+
+
+#: (the walk, callee rbp, callee rsp, the return-address slot) -> (the caller's rbp or None, the words
+#: read and the checks made for it)
+_RbpRecovery = Callable[[ThreadWalk, int, int, int], "tuple[int | None, list[MemoryWord], list[Check]]"]
+
+
+def _scan(
+    callee: StackFrame, walk: ThreadWalk, recover: _RbpRecovery, *, from_callee: bool
+) -> StrategyResult:
+    closed = scan_opening(callee, walk)
+    if closed is not None:
+        return closed
     ctx = callee.context
-    strategy = Strategy.SCAN
-    if not ctx.is_valid(STACK_POINTER_REGISTER):
-        return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "rsp is not known"))
-    if not walk.scan_allowed:
-        return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, walk.scan_disabled_reason)
-        )
-    last_bp = ctx.get(FRAME_POINTER_REGISTER)
-    last_sp = ctx.value(STACK_POINTER_REGISTER)
-    words = scan_words(env, callee.trust)
-    result = scan_stack(
-        env, walk.memory, start=last_sp, words=words, width=POINTER_WIDTH, prefilter=_prefilter
-    )
+    result = scan_from_stack_pointer(callee, walk)
     if result.address is None or result.value is None:
         return StrategyResult.failed(scan_failure(result))
     slot, caller_ip = result.address, result.value
-    caller_sp = slot + POINTER_WIDTH
-    reads: list[MemoryWord] = []
-    checks: list[Check] = []
-    caller_bp: int | None = None
-    if env.options.breakpad:
-        if last_bp is not None:
-            if slot - 8 == last_bp:
-                word = walk.memory.word(last_bp, 8, "saved rbp below the return address")
-                reads.append(word)
-                ok = word.value is not None and word.value > slot
-                checks.append(Check("the saved rbp is above the return-address slot", ok))
-                if ok:
-                    caller_bp = word.value
-            else:
-                ok = last_bp >= caller_sp
-                checks.append(Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", ok))
-                if ok:
-                    caller_bp = last_bp
-    elif last_bp is not None and slot > last_sp:
-        address_of_bp = slot - POINTER_WIDTH
-        word = walk.memory.word(address_of_bp, POINTER_WIDTH, "word below the return address")
-        reads.append(word)
-        bp = word.value if word.value is not None else 0
-        pushed = (
-            last_bp == address_of_bp and bp > slot and bp - address_of_bp <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
-        )
-        checks.append(
-            Check(
-                f"callee rbp points at {address_of_bp:#x}, which holds a higher stack address within 128 KiB",
-                pushed,
-            )
-        )
-        if pushed:
-            readable = walk.memory.read(bp, POINTER_WIDTH) is not None
-            checks.append(Check(f"saved rbp {bp:#x} points into the stack", readable))
-            if readable:
-                caller_bp = bp
-        else:
-            kept = last_bp >= caller_sp
-            checks.append(Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", kept))
-            if kept:
-                caller_bp = last_bp
-    registers = {"rip": caller_ip, "rsp": caller_sp}
+    last_bp, last_sp = ctx.get("rbp"), ctx.value("rsp")
+    caller_bp, reads, checks = (None, [], []) if last_bp is None else recover(walk, last_bp, last_sp, slot)
+    registers = {"rip": caller_ip, "rsp": slot + POINTER_WIDTH}
     if caller_bp is not None:
         registers["rbp"] = caller_bp
-    if env.options.breakpad:
-        caller = ctx.with_registers(registers)
-    else:
-        caller = CpuContext.from_registers(ctx.cpu, registers)
-    detail = with_frame_pointer(result.detail, reads, checks)
-    reason = f"return address {caller_ip:#x} found at {slot:#x}, word {(slot - last_sp) // POINTER_WIDTH}"
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
+    caller = ctx.with_registers(registers) if from_callee else CpuContext.from_registers(ctx.cpu, registers)
+    word = (slot - last_sp) // POINTER_WIDTH
+    attempt = StrategyAttempt(
+        Strategy.SCAN,
+        Outcome.FOUND,
+        f"return address {caller_ip:#x} found at {slot:#x}, word {word}",
+        with_frame_pointer(result.detail, reads, checks),
+        tuple(caller.valid_registers()),
+    )
     return StrategyResult((attempt,), caller, FrameTrust.SCAN)
 
 
-def find_caller(callee: StackFrame, grand_callee: StackFrame | None, walk: ThreadWalk) -> CallerSearch:
-    if walk.env.options.breakpad:
-        strategies = [lambda: caller_by_cfi(callee, walk)]
-        if callee.trust is FrameTrust.CONTEXT and walk.env.os is Os.WINDOWS:
-            strategies.append(lambda: caller_by_leaf_return(callee, walk))
-        strategies += [lambda: caller_by_frame_pointer(callee, walk), lambda: caller_by_scan(callee, walk)]
-        return first_success(strategies)
-    return first_success(
-        [
-            lambda: caller_by_cfi(callee, walk),
-            lambda: caller_by_frame_pointer(callee, walk),
-            lambda: caller_by_scan(callee, walk),
-        ]
-    )
+def _recover_rbp(
+    walk: ThreadWalk, last_bp: int, last_sp: int, slot: int
+) -> tuple[int | None, list[MemoryWord], list[Check]]:
+    if slot <= last_sp:
+        return None, [], []
+    caller_sp = slot + POINTER_WIDTH
+    address_of_bp = slot - POINTER_WIDTH
+    word = walk.memory.word(address_of_bp, POINTER_WIDTH, "word below the return address", "rbp")
+    bp = word.value if word.value is not None else 0
+    gap = bp - address_of_bp
+    pushed = last_bp == address_of_bp and bp > slot and gap <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
+    checks = [
+        Check(
+            f"callee rbp points at {address_of_bp:#x}, which holds a higher stack address within 128 KiB",
+            pushed,
+        )
+    ]
+    if pushed:
+        readable = walk.memory.read(bp, POINTER_WIDTH) is not None
+        checks.append(Check(f"saved rbp {bp:#x} points into the stack", readable))
+        return (bp if readable else None), [word], checks
+    kept = last_bp >= caller_sp
+    checks.append(Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", kept))
+    return (last_bp if kept else None), [word], checks
 
 
-def post_checks(
-    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-) -> list[PostCheck]:
-    if walk.env.options.breakpad:
-        return [instruction_check(caller), breakpad_sp_check(callee, caller)]
-    return [instruction_check(caller), strictly_increasing_sp(callee.context, caller)]
+def _breakpad_recover_rbp(
+    walk: ThreadWalk, last_bp: int, last_sp: int, slot: int
+) -> tuple[int | None, list[MemoryWord], list[Check]]:
+    if slot - 8 == last_bp:
+        word = walk.memory.word(last_bp, 8, "saved rbp below the return address", "rbp")
+        ok = word.value is not None and word.value > slot
+        check = Check("the saved rbp is above the return-address slot", ok)
+        return (word.value if ok else None), [word], [check]
+    caller_sp = slot + POINTER_WIDTH
+    ok = last_bp >= caller_sp
+    check = Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", ok)
+    return (last_bp if ok else None), [], [check]
 
 
-UNWINDER = CpuUnwinder(find_caller, post_checks, INSTRUCTION_ADJUSTMENT)
+UNWINDER = CpuUnwinder(
+    AMD64,
+    strategies={
+        WalkPolicy.RUST_MINIDUMP: (caller_by_cfi, caller_by_frame_pointer, caller_by_scan),
+        WalkPolicy.BREAKPAD: (_breakpad_cfi, caller_by_leaf_return, _breakpad_frame_pointer, _breakpad_scan),
+    },
+    post_checks={
+        WalkPolicy.RUST_MINIDUMP: (instruction_check, strictly_increasing_sp),
+        WalkPolicy.BREAKPAD: (instruction_check, breakpad_sp_check),
+    },
+)

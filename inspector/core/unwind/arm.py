@@ -7,20 +7,20 @@ termination rule are Breakpad's.
 from __future__ import annotations
 
 from inspector.core.minidump import CpuContext
-from inspector.core.types import Os
+from inspector.core.types import Cpu, Os
 from inspector.core.unwind.cfi import cfi_strategy
+from inspector.core.unwind.cpu import CpuDescription
 from inspector.core.unwind.frame import FrameTrust, StackFrame
-from inspector.core.unwind.scan import scan_stack, scan_words
+from inspector.core.unwind.options import WalkPolicy
 from inspector.core.unwind.step import (
-    CallerSearch,
     CpuUnwinder,
-    PostCheck,
     StrategyResult,
     ThreadWalk,
     breakpad_sp_check,
-    first_success,
     instruction_check,
     leaf_tolerant_sp,
+    scan_from_stack_pointer,
+    scan_opening,
     scanned_caller,
 )
 from inspector.core.unwind.trace import (
@@ -31,24 +31,34 @@ from inspector.core.unwind.trace import (
     StrategyAttempt,
 )
 
-# ---- constants ------------------------------------------------------------------------------
+# ---- the CPU --------------------------------------------------------------------------------
 
-POINTER_WIDTH = 4
 U32 = 0xFFFF_FFFF
-PROGRAM_COUNTER = "pc"
-STACK_POINTER = "sp"
-FRAME_POINTER = "fp"  # r11; rust-minidump uses it on iOS too
-LINK_REGISTER = "lr"
-CALLEE_SAVED_REGS = ("r4", "r5", "r6", "r7", "r8", "r9", "r10", "fp")
-INSTRUCTION_ADJUSTMENT = 2
+ARM = CpuDescription(
+    Cpu.ARM,
+    word_size=4,
+    instruction_pointer="pc",
+    stack_pointer="sp",
+    frame_pointer="fp",  # r11; rust-minidump uses it on iOS too
+    callee_saved=("r4", "r5", "r6", "r7", "r8", "r9", "r10", "fp"),
+    instruction_adjustment=2,
+    link_register="lr",
+)
+POINTER_WIDTH = ARM.word_size
+
+# ---- strategies -----------------------------------------------------------------------------
+
+#: STACK CFI (rust-minidump).
+caller_by_cfi = cfi_strategy
 
 
-def caller_by_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
-    if walk.env.options.breakpad and walk.env.os is Os.IOS:
+def _breakpad_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """STACK CFI, except on iOS where Breakpad does not use it."""
+    if walk.env.os is Os.IOS:
         return StrategyResult.failed(
             StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, "Breakpad does not use CFI on iOS ARM")
         )
-    return cfi_strategy(callee, walk, stack_pointer=STACK_POINTER, forwarded=CALLEE_SAVED_REGS)
+    return cfi_strategy(callee, walk)
 
 
 def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
@@ -62,7 +72,7 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     ctx = callee.context
     if walk.env.os is not Os.IOS:
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "only used on iOS"))
-    last_fp, last_sp = ctx.get(FRAME_POINTER), ctx.get(STACK_POINTER)
+    last_fp, last_sp = ctx.get("fp"), ctx.get("sp")
     if last_fp is None or last_sp is None:
         return StrategyResult.failed(
             StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "fp or sp is not known")
@@ -75,18 +85,18 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
         caller_fp, caller_pc, caller_sp = 0, 0, last_sp
         probe = FramePointerProbe(0, (), (), True)
     else:
-        fp_word = walk.memory.word(last_fp, 4, "caller fp")
-        pc_word = walk.memory.word(last_fp + 4, 4, "return address")
+        fp_word = walk.memory.word(last_fp, 4, "caller fp", "fp")
+        pc_word = walk.memory.word(last_fp + 4, 4, "return address", "pc")
         ok = fp_word.value is not None and pc_word.value is not None
         probe = FramePointerProbe(0, (fp_word, pc_word), (), ok)
         if fp_word.value is None or pc_word.value is None:
-            detail = FramePointerDetail(FRAME_POINTER, last_fp, (probe,))
+            detail = FramePointerDetail("fp", last_fp, (probe,))
             return StrategyResult.failed(
                 StrategyAttempt(strategy, Outcome.FAILED, "cannot read the frame record", detail)
             )
         caller_fp, caller_pc, caller_sp = fp_word.value, pc_word.value, last_fp + 8
     caller = CpuContext.from_registers(ctx.cpu, {"pc": caller_pc, "fp": caller_fp, "sp": caller_sp})
-    detail = FramePointerDetail(FRAME_POINTER, last_fp, (probe,))
+    detail = FramePointerDetail("fp", last_fp, (probe,))
     reason = "fp is 0: end of the chain" if last_fp == 0 else f"frame record at fp {last_fp:#x}"
     attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
     return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
@@ -94,39 +104,24 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
 
 def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     """Stack scan; no pre-filter and no fp recovery (as Breakpad)."""
-    strategy = Strategy.SCAN
-    ctx = callee.context
-    last_sp = ctx.get(STACK_POINTER)
-    if last_sp is None:
-        return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "sp is not known"))
-    if not walk.scan_allowed:
-        return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, walk.scan_disabled_reason)
-        )
-    result = scan_stack(
-        walk.env, walk.memory, start=last_sp, words=scan_words(walk.env, callee.trust), width=4
-    )
+    closed = scan_opening(callee, walk)
+    if closed is not None:
+        return closed
+    cpu = callee.context.cpu
     return scanned_caller(
-        result, lambda slot, pc: CpuContext.from_registers(ctx.cpu, {"pc": pc, "sp": slot + 4})
+        scan_from_stack_pointer(callee, walk),
+        lambda slot, pc: CpuContext.from_registers(cpu, {"pc": pc, "sp": slot + 4}),
     )
 
 
-def find_caller(callee: StackFrame, grand_callee: StackFrame | None, walk: ThreadWalk) -> CallerSearch:
-    return first_success(
-        [
-            lambda: caller_by_cfi(callee, walk),
-            lambda: caller_by_frame_pointer(callee, walk),
-            lambda: caller_by_scan(callee, walk),
-        ]
-    )
-
-
-def post_checks(
-    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-) -> list[PostCheck]:
-    if walk.env.options.breakpad:
-        return [instruction_check(caller), breakpad_sp_check(callee, caller)]
-    return [instruction_check(caller), leaf_tolerant_sp(callee, caller)]
-
-
-UNWINDER = CpuUnwinder(find_caller, post_checks, INSTRUCTION_ADJUSTMENT)
+UNWINDER = CpuUnwinder(
+    ARM,
+    strategies={
+        WalkPolicy.RUST_MINIDUMP: (caller_by_cfi, caller_by_frame_pointer, caller_by_scan),
+        WalkPolicy.BREAKPAD: (_breakpad_cfi, caller_by_frame_pointer, caller_by_scan),
+    },
+    post_checks={
+        WalkPolicy.RUST_MINIDUMP: (instruction_check, leaf_tolerant_sp),
+        WalkPolicy.BREAKPAD: (instruction_check, breakpad_sp_check),
+    },
+)

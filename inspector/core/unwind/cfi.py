@@ -166,6 +166,7 @@ def cfi_attempt(
             expression, registers=registers, read_word=read_word, cfa=cfa, width=8, read_size=width
         )
 
+    rs = callee_context.register_set
     cfa_expr = lookup.rules.get(".cfa")
     ra_expr = lookup.rules.get(".ra")
     if cfa_expr is None or ra_expr is None:
@@ -173,18 +174,19 @@ def cfi_attempt(
         return _failed(Strategy.CFI, f"the rules have no {missing} rule", detail()), None
     cfa = evaluate(cfa_expr, None)
     if not cfa.ok or cfa.value is None:
-        evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.FAILED))
+        evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.FAILED, rs.stack_pointer))
         return _failed(Strategy.CFI, f".cfa could not be evaluated: {cfa.error}", detail()), None
     ra = evaluate(ra_expr, cfa.value)
     if not ra.ok or ra.value is None:
-        evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.CFA))
-        evaluations.append(RuleEvaluation(".ra", ra_expr, ra, RuleEffect.FAILED))
+        evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.CFA, rs.stack_pointer))
+        evaluations.append(RuleEvaluation(".ra", ra_expr, ra, RuleEffect.FAILED, rs.instruction_pointer))
         return _failed(Strategy.CFI, f".ra could not be evaluated: {ra.error}", detail()), None
     limit = (1 << (8 * width)) - 1
     for name, result in ((".cfa", cfa), (".ra", ra)):
         assert result.value is not None
         if result.value > limit:
-            evaluations.append(RuleEvaluation(name, result.expression, result, RuleEffect.FAILED))
+            pointer = rs.stack_pointer if name == ".cfa" else rs.instruction_pointer
+            evaluations.append(RuleEvaluation(name, result.expression, result, RuleEffect.FAILED, pointer))
             return (
                 _failed(
                     Strategy.CFI,
@@ -193,23 +195,25 @@ def cfi_attempt(
                 ),
                 None,
             )
-    rs = callee_context.register_set
     caller.values[rs.stack_pointer] = cfa.value
     caller.valid.add(rs.stack_pointer)
-    evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.CFA))
+    evaluations.append(RuleEvaluation(".cfa", cfa_expr, cfa, RuleEffect.CFA, rs.stack_pointer))
     caller.values[rs.instruction_pointer] = ra.value
     caller.valid.add(rs.instruction_pointer)
-    evaluations.append(RuleEvaluation(".ra", ra_expr, ra, RuleEffect.RETURN_ADDRESS))
+    evaluations.append(RuleEvaluation(".ra", ra_expr, ra, RuleEffect.RETURN_ADDRESS, rs.instruction_pointer))
     for name, expression in rules:
         if name in (".cfa", ".ra"):
             continue
         result = evaluate(expression, cfa.value)
+        target: str | None = register_name(callee_context, name)
         if result.ok and result.value is not None:
             effect = caller.set(name, result.value)
         else:
             caller.clear(name)
             effect = RuleEffect.DROPPED
-        evaluations.append(RuleEvaluation(name, expression, result, effect))
+            if target != name:  # rust-minidump drops the name as written: an alias drops nothing
+                target = None
+        evaluations.append(RuleEvaluation(name, expression, result, effect, target))
     sp, ip = cfa.value, ra.value
     reason = (
         f"STACK CFI at {_module_label(module)}+{relative:#x}: caller {rs.instruction_pointer} = {ip:#x}, "
@@ -346,7 +350,7 @@ def _fpo(
     if esp is None:
         return _failed(strategy, "the callee's esp is not known", detail()), None
     eip_address = (esp + frame_size) & U64
-    word = memory.word(eip_address, 4, "return address")
+    word = memory.word(eip_address, 4, "return address", "eip")
     reads.append(word)
     if word.value is None:
         return _failed(strategy, f"cannot read the return address at {eip_address:#x}", detail()), None
@@ -359,7 +363,7 @@ def _fpo(
             return _failed(strategy, "the callee's eip is not known", detail()), None
         if leftover:
             eip_address = (eip_address + 4) & U64
-            word = memory.word(eip_address, 4, "return address (after a leftover one)")
+            word = memory.word(eip_address, 4, "return address (after a leftover one)", "eip")
             reads.append(word)
             if word.value is None:
                 return _failed(
@@ -369,7 +373,7 @@ def _fpo(
     caller_esp = eip_address + 4
     if record.allocates_base_pointer:
         ebp_address = (esp + grand + record.saved_register_size - 8) & U64
-        saved = memory.word(ebp_address, 4, "saved ebp")
+        saved = memory.word(ebp_address, 4, "saved ebp", "ebp")
         reads.append(saved)
         if saved.value is None:
             return _failed(strategy, f"cannot read the saved ebp at {ebp_address:#x}", detail()), None
@@ -401,14 +405,13 @@ def _failed(
     return StrategyAttempt(strategy, Outcome.FAILED, reason, detail)
 
 
-def cfi_strategy(
-    callee: StackFrame, walk: ThreadWalk, *, stack_pointer: str, forwarded: tuple[str, ...]
-) -> StrategyResult:
-    """STACK CFI as most CPUs use it: needs the callee's stack pointer, forwards `forwarded`."""
-    unknown = unknown_register(Strategy.CFI, callee.context, stack_pointer)
+def cfi_strategy(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """STACK CFI as most CPUs use it: needs the callee's stack pointer, forwards the callee-saved set."""
+    cpu = walk.cpu
+    unknown = unknown_register(Strategy.CFI, callee.context, cpu.stack_pointer)
     if unknown is not None:
         return unknown
-    attempt, caller = cfi_attempt(callee, walk, forwarded=forwarded)
+    attempt, caller = cfi_attempt(callee, walk, forwarded=cpu.callee_saved)
     if caller is None:
         return StrategyResult.failed(attempt)
     return StrategyResult((attempt,), caller, FrameTrust.CFI)

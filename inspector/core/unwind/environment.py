@@ -47,9 +47,9 @@ class StackMemory:
         value: int = self._unpack[width](self._data, offset)[0]
         return value
 
-    def word(self, address: int, width: int, role: str) -> MemoryWord:
-        """Read a word and record it for the trace."""
-        return MemoryWord(address, width, self.read(address, width), role)
+    def word(self, address: int, width: int, role: str, register: str | None = None) -> MemoryWord:
+        """Read a word and record it for the trace (`register`: the caller register it is read for)."""
+        return MemoryWord(address, width, self.read(address, width), role, register)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +79,8 @@ class WalkEnvironment:
         self.modules = modules
         self.symbolizer = symbolizer
         self.options = options
+        #: the policy's fixed rules, looked up once: scans and symbol checks ask for them often
+        self.rules = options.rules
         self.width = word_size(cpu)
         self._verdicts: dict[int, CandidateVerdict] = {}
         self._pac_mask: int | None = None
@@ -112,7 +114,8 @@ class WalkEnvironment:
         if status.symbol_file is None:
             return None
         options = self.options
-        if not options.breakpad and not options.unwind_with_rejected_symbols and status.rust_minidump_corrupt:
+        rejected_ok = options.unwind_with_rejected_symbols or self.rules.unwind_with_rejected_symbols
+        if status.rust_minidump_corrupt and not rejected_ok:
             return None
         return status.symbol_file
 

@@ -32,6 +32,53 @@ BREAKPAD_MAX_SCANNED_FRAMES = 1 << 14
 #: dump whose many threads each walk a long stack (a walk keeps ~2 KB of trace per frame).
 #: Real dumps stay far below it (a thousand threads of fifty frames is 50 000).
 MAX_DUMP_FRAMES = 250_000
+#: rust-minidump's default scan window, in words.
+DEFAULT_SCAN_WORDS = 40
+#: rust-minidump's window for the context frame (and, since PR #1087, for a CFI frame).
+EXTENDED_SCAN_WORDS = DEFAULT_SCAN_WORDS * 4
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyRules:
+    """What a policy fixes, as data; the strategies each CPU tries per policy are in its module.
+
+    `scan_words` / `first_scan_words`: the scan window after a frame found by unwinding /
+    after the context frame (Breakpad's loop is inclusive: one word more). `scan_prefilter`:
+    a scan rejects a word with the CPU's cheap test before asking the modules (Breakpad asks
+    only the modules and symbols). `unwind_with_rejected_symbols`: a `.sym` file
+    rust-minidump refuses is used for unwinding too. `later_switches`: the `WalkOptions`
+    switches for rust-minidump's later behaviour apply.
+    """
+
+    max_frames: int
+    max_scanned_frames: int | None
+    scan_words: int
+    first_scan_words: int
+    scan_prefilter: bool
+    unwind_with_rejected_symbols: bool
+    later_switches: bool
+
+
+POLICY_RULES: dict[WalkPolicy, PolicyRules] = {
+    WalkPolicy.RUST_MINIDUMP: PolicyRules(
+        max_frames=RUST_MINIDUMP_MAX_FRAMES,
+        max_scanned_frames=None,
+        scan_words=DEFAULT_SCAN_WORDS,
+        first_scan_words=EXTENDED_SCAN_WORDS,
+        scan_prefilter=True,
+        unwind_with_rejected_symbols=False,
+        later_switches=True,
+    ),
+    WalkPolicy.BREAKPAD: PolicyRules(
+        max_frames=BREAKPAD_MAX_FRAMES,
+        max_scanned_frames=BREAKPAD_MAX_SCANNED_FRAMES,
+        scan_words=DEFAULT_SCAN_WORDS + 1,
+        first_scan_words=EXTENDED_SCAN_WORDS + 1,
+        scan_prefilter=False,
+        unwind_with_rejected_symbols=True,
+        later_switches=False,
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +130,11 @@ class WalkOptions:
         return replace(options, **changes)  # type: ignore[arg-type]
 
     @property
+    def rules(self) -> PolicyRules:
+        """The policy's fixed rules (limits, scan windows, ...)."""
+        return POLICY_RULES[self.policy]
+
+    @property
     def breakpad(self) -> bool:
         return self.policy is WalkPolicy.BREAKPAD
 
@@ -91,7 +143,7 @@ class WalkOptions:
         """The hard cap on physical frames per thread."""
         if self.max_frames is not None:
             return max(1, self.max_frames)
-        return BREAKPAD_MAX_FRAMES if self.breakpad else RUST_MINIDUMP_MAX_FRAMES
+        return self.rules.max_frames
 
     @property
     def dump_frame_limit(self) -> int:
@@ -103,4 +155,4 @@ class WalkOptions:
         """After this many scanned frames no more scanning (Breakpad only; None = no limit)."""
         if self.max_scanned_frames is not None:
             return max(0, self.max_scanned_frames)
-        return BREAKPAD_MAX_SCANNED_FRAMES if self.breakpad else None
+        return self.rules.max_scanned_frames

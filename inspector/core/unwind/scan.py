@@ -16,20 +16,16 @@ readable stack memory or when the address would overflow the pointer width.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust
+from inspector.core.unwind.options import DEFAULT_SCAN_WORDS, EXTENDED_SCAN_WORDS
 from inspector.core.unwind.trace import Check, MemoryWord, ScanCandidate, ScanDetail
 
-#: rust-minidump's default scan window, in words.
-DEFAULT_SCAN_WORDS = 40
-#: rust-minidump's window for the context frame (and, since PR #1087, for a CFI frame).
-EXTENDED_SCAN_WORDS = DEFAULT_SCAN_WORDS * 4
-
-#: A per-CPU pre-filter: None if the value may be a return address, else why it cannot.
-Prefilter = Callable[[int], "str | None"]
+__all__ = ["DEFAULT_SCAN_WORDS", "EXTENDED_SCAN_WORDS", "Prefilter", "ScanResult", "scan_stack", "scan_words"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +47,12 @@ def scan_words(env: WalkEnvironment, callee_trust: FrameTrust) -> int:
     (its loop is inclusive).
     """
     options = env.options
-    if options.breakpad:
-        return (EXTENDED_SCAN_WORDS if callee_trust is FrameTrust.CONTEXT else DEFAULT_SCAN_WORDS) + 1
+    rules = env.rules
     if callee_trust is FrameTrust.CONTEXT or (
-        callee_trust is FrameTrust.CFI and options.extended_scan_after_cfi
+        callee_trust is FrameTrust.CFI and options.extended_scan_after_cfi and rules.later_switches
     ):
-        return EXTENDED_SCAN_WORDS
-    return DEFAULT_SCAN_WORDS
+        return rules.first_scan_words
+    return rules.scan_words
 
 
 def scan_stack(
@@ -72,11 +67,11 @@ def scan_stack(
 ) -> ScanResult:
     """Scan `words` words from `start`; the first accepted candidate wins.
 
-    Every candidate examined is recorded with its verdict. `prefilter` is skipped under
-    the Breakpad policy (Breakpad checks only "in a module" and symbols).
+    Every candidate examined is recorded with its verdict. `prefilter` is skipped when the
+    policy says so (Breakpad checks only "in a module" and symbols).
     """
     limit = (1 << (8 * width)) - 1
-    use_prefilter = prefilter is not None and not env.options.breakpad
+    use_prefilter = prefilter is not None and env.rules.scan_prefilter
     candidates: list[ScanCandidate] = []
     stopped = f"no return address in the {words}-word window"
     found_address = found_value = None

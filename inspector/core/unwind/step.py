@@ -1,22 +1,25 @@
 """The shape every per-CPU unwinder shares: a thread's walk state, strategy results, post-checks.
 
-A CPU module exports `UNWINDER = CpuUnwinder(find_caller, post_checks, INSTRUCTION_ADJUSTMENT)`:
-`find_caller(callee, grand_callee, walk) -> CallerSearch` runs its strategies in their fixed
-order (the first that produces a caller wins); `post_checks(callee, caller, trust, walk)`
-returns the termination guards, checked in order (the first failure ends the walk); the
-caller's `instruction` is its return address minus `INSTRUCTION_ADJUSTMENT` (1 on
-x86/amd64, 2 on arm, 4 on arm64, 8 on mips) so that it points into the call instruction.
+A CPU module exports `UNWINDER = CpuUnwinder(cpu, strategies, post_checks)`: its
+`CpuDescription`, and per policy (`WalkPolicy`) the strategies it tries in their fixed order
+(the first that produces a caller wins) and the termination guards a caller must pass,
+checked in order (the first failure ends the walk). Every strategy has the same signature,
+`strategy(callee, walk) -> StrategyResult | None` (None: it does not apply to this frame at
+all and leaves no trace); the frame below the callee is `walk.grand_callee`. The caller's
+`instruction` is its return address minus the CPU's `instruction_adjustment`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from inspector.core.minidump import CpuContext
+from inspector.core.unwind.cpu import CpuDescription
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust, StackFrame
-from inspector.core.unwind.scan import ScanResult
+from inspector.core.unwind.options import WalkPolicy
+from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words
 from inspector.core.unwind.trace import Check, Outcome, Strategy, StrategyAttempt, TerminationReason
 
 
@@ -26,6 +29,7 @@ class ThreadWalk:
 
     env: WalkEnvironment
     memory: StackMemory
+    cpu: CpuDescription
     frames: list[StackFrame] = field(default_factory=list)
     scanned_frames: int = 0
     #: x86 Breakpad policy: the parameter size of the innermost frame that has one (None: none
@@ -33,6 +37,11 @@ class ThreadWalk:
     #: never changes and frames are only appended, so each frame is looked at once.
     param_size: int | None = None
     param_checked: int = 0
+
+    @property
+    def grand_callee(self) -> StackFrame | None:
+        """The frame below the callee (None while unwinding the context frame)."""
+        return self.frames[-2] if len(self.frames) > 1 else None
 
     @property
     def scan_allowed(self) -> bool:
@@ -65,6 +74,32 @@ def unknown_register(strategy: Strategy, context: CpuContext, name: str) -> Stra
     return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, f"{name} is not known"))
 
 
+def scan_opening(callee: StackFrame, walk: ThreadWalk) -> StrategyResult | None:
+    """Why a stack scan cannot start from this callee (its stack pointer is unknown, or scanning
+    is disabled after too many scanned frames); None when it can."""
+    unknown = unknown_register(Strategy.SCAN, callee.context, walk.cpu.stack_pointer)
+    if unknown is not None:
+        return unknown
+    if not walk.scan_allowed:
+        return StrategyResult.failed(
+            StrategyAttempt(Strategy.SCAN, Outcome.NOT_APPLICABLE, walk.scan_disabled_reason)
+        )
+    return None
+
+
+def scan_from_stack_pointer(callee: StackFrame, walk: ThreadWalk) -> ScanResult:
+    """The usual scan: the policy's window from the callee's stack pointer, with the CPU's pre-filter."""
+    cpu = walk.cpu
+    return scan_stack(
+        walk.env,
+        walk.memory,
+        start=callee.context.value(cpu.stack_pointer),
+        words=scan_words(walk.env, callee.trust),
+        width=cpu.word_size,
+        prefilter=cpu.scan_prefilter,
+    )
+
+
 def scan_failure(result: ScanResult) -> StrategyAttempt:
     """The attempt of a scan that found no return address."""
     return StrategyAttempt(Strategy.SCAN, Outcome.FAILED, "no plausible return address found", result.detail)
@@ -90,11 +125,19 @@ class CallerSearch:
     trust: FrameTrust | None
 
 
-def first_success(strategies: Sequence[Callable[[], StrategyResult]]) -> CallerSearch:
+#: A way of finding the caller: None when it does not apply to this callee (and leaves no trace).
+StrategyFunction = Callable[[StackFrame, "ThreadWalk"], "StrategyResult | None"]
+
+
+def first_success(
+    strategies: tuple[StrategyFunction, ...], callee: StackFrame, walk: ThreadWalk
+) -> CallerSearch:
     """Run the strategies in order until one finds a caller; later ones are not tried."""
     attempts: list[StrategyAttempt] = []
     for strategy in strategies:
-        result = strategy()
+        result = strategy(callee, walk)
+        if result is None:
+            continue
         attempts.extend(result.attempts)
         if result.context is not None:
             return CallerSearch(tuple(attempts), len(attempts) - 1, result.context, result.trust)
@@ -107,7 +150,9 @@ class PostCheck:
     reason: TerminationReason
 
 
-def instruction_check(caller: CpuContext) -> PostCheck:
+def instruction_check(
+    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+) -> PostCheck:
     """Every CPU: an instruction pointer in the first page means the stack has ended.
 
     Situation: the outermost frame's "return address" is a terminator or garbage. Example:
@@ -121,7 +166,9 @@ def instruction_check(caller: CpuContext) -> PostCheck:
     )
 
 
-def strictly_increasing_sp(callee: CpuContext, caller: CpuContext) -> PostCheck:
+def strictly_increasing_sp(
+    callee_frame: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+) -> PostCheck:
     """x86/amd64 (rust-minidump): the caller's stack pointer must be above the callee's.
 
     Situation: a bad CFI rule, a frame-pointer cycle or a scan in the wrong place would
@@ -129,6 +176,7 @@ def strictly_increasing_sp(callee: CpuContext, caller: CpuContext) -> PostCheck:
     the stack grows down, so a caller must have a strictly higher sp; otherwise the walk
     ends. This guarantees progress: every walk is bounded by the stack's size.
     """
+    callee = callee_frame.context
     name = callee.register_set.stack_pointer
     old, new = callee.value(name), caller.value(name)
     return PostCheck(
@@ -137,7 +185,9 @@ def strictly_increasing_sp(callee: CpuContext, caller: CpuContext) -> PostCheck:
     )
 
 
-def breakpad_sp_check(callee_frame: StackFrame, caller: CpuContext) -> PostCheck:
+def breakpad_sp_check(
+    callee_frame: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+) -> PostCheck:
     """Breakpad's TerminateWalk: the first unwind (from the context frame) may keep sp equal."""
     callee = callee_frame.context
     name = callee.register_set.stack_pointer
@@ -151,7 +201,9 @@ def breakpad_sp_check(callee_frame: StackFrame, caller: CpuContext) -> PostCheck
     return PostCheck(check, TerminationReason.STACK_POINTER_NOT_INCREASING)
 
 
-def leaf_tolerant_sp(callee_frame: StackFrame, caller: CpuContext) -> PostCheck:
+def leaf_tolerant_sp(
+    callee_frame: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+) -> PostCheck:
     """arm/mips (rust-minidump): sp must increase, except it may stay equal when unwinding the context frame.
 
     Situation: a leaf function keeps its return address in a register and need not touch
@@ -172,14 +224,34 @@ def leaf_tolerant_sp(callee_frame: StackFrame, caller: CpuContext) -> PostCheck:
     )
 
 
-FindCaller = Callable[[StackFrame, "StackFrame | None", ThreadWalk], CallerSearch]
-PostChecks = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], list[PostCheck]]
+#: A termination guard on a caller: (callee, caller, its trust, the walk) -> the check and its reason.
+PostCheckFunction = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], PostCheck]
 
 
 @dataclass(frozen=True, slots=True)
 class CpuUnwinder:
-    """What the walk loop needs from a per-CPU module."""
+    """What the walk loop needs from a per-CPU module: its description and, per policy, the
+    strategies to try and the checks a caller must pass."""
 
-    find_caller: FindCaller
-    post_checks: PostChecks
-    instruction_adjustment: int
+    cpu: CpuDescription
+    strategies: Mapping[WalkPolicy, tuple[StrategyFunction, ...]]
+    post_checks: Mapping[WalkPolicy, tuple[PostCheckFunction, ...]]
+
+    @property
+    def instruction_adjustment(self) -> int:
+        return self.cpu.instruction_adjustment
+
+    def find_caller(self, callee: StackFrame, walk: ThreadWalk) -> CallerSearch:
+        return first_success(self.strategies[walk.env.options.policy], callee, walk)
+
+    def checks(
+        self, callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+    ) -> list[PostCheck]:
+        """The post-checks in order, up to and including the first that fails."""
+        out = []
+        for check in self.post_checks[walk.env.options.policy]:
+            post = check(callee, caller, trust, walk)
+            out.append(post)
+            if not post.check.passed:
+                break
+        return out

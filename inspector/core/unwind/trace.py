@@ -51,12 +51,18 @@ class Outcome(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class MemoryWord:
-    """One word read from stack memory (`value` None: not readable) and what it was read as."""
+    """One word read from stack memory (`value` None: not readable) and what it was read as.
+
+    `register`: the caller register the word was read for (the caller's `rip` of a frame
+    record, its saved `rbp`, ...); the caller holds the word's value only if the strategy,
+    and any check on the word, accepted it.
+    """
 
     address: int
     size: int
     value: int | None
     role: str
+    register: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +87,18 @@ class RuleEffect(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class RuleEvaluation:
+    """One STACK CFI rule as the walk evaluated it, in evaluation order (`.cfa`, `.ra`, the rest).
+
+    `target`: the caller register the rule decides, by its canonical name (the stack pointer
+    for `.cfa`, the instruction pointer for `.ra`); None for a register the CPU does not have,
+    and for a dropped alias that named no register of the caller.
+    """
+
     register: str  # ".cfa", ".ra", or a register name as written (without `$`)
     expression: str
     result: PostfixResult
     effect: RuleEffect
+    target: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

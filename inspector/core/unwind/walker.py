@@ -40,7 +40,7 @@ UNWINDERS: dict[Cpu, CpuUnwinder] = {
     Cpu.ARM: arm.UNWINDER,
     Cpu.ARM64: arm64.UNWINDER,
     Cpu.MIPS: mips.UNWINDER,
-    Cpu.MIPS64: mips.UNWINDER,
+    Cpu.MIPS64: mips.UNWINDER_64,
 }
 
 #: Trusts Breakpad counts as scanned (it stops scanning after 2^14 of them).
@@ -77,7 +77,7 @@ def walk_stack(
             TerminationReason.UNSUPPORTED_CPU, f"no unwinder for {context.cpu.value}: only the context frame"
         )
         return
-    walk = ThreadWalk(env, StackMemory(stack), [first])
+    walk = ThreadWalk(env, StackMemory(stack), unwinder.cpu, [first])
     if first.trust in _SCANNED:
         walk.scanned_frames += 1
     limit = env.options.frame_limit
@@ -95,31 +95,28 @@ def walk_stack(
             return
         cancel.check()
         callee = walk.frames[-1]
-        grand_callee = walk.frames[-2] if len(walk.frames) > 1 else None
-        search = unwinder.find_caller(callee, grand_callee, walk)
+        search = unwinder.find_caller(callee, walk)
         if search.context is None or search.trust is None or search.chosen is None:
             step = UnwindStep(callee.index, search.attempts)
             yield Termination(TerminationReason.NO_CALLER, "no strategy found a caller frame", step)
             return
-        checks = []
-        failed = None
-        for post in unwinder.post_checks(callee, search.context, search.trust, walk):
-            checks.append(post.check)
-            if not post.check.passed:
-                failed = post
-                break
+        checks = unwinder.checks(callee, search.context, search.trust, walk)
+        last = checks[-1] if checks else None
+        failed = last if last is not None and not last.check.passed else None
         if failed is not None:
             attempts = list(search.attempts)
             chosen = attempts[search.chosen]
             attempts[search.chosen] = chosen.with_outcome(
                 Outcome.REJECTED, f"{chosen.reason}; {failed.check.description}: no"
             )
-            step = UnwindStep(callee.index, tuple(attempts), search.chosen, tuple(checks))
+            step = UnwindStep(callee.index, tuple(attempts), search.chosen, tuple(c.check for c in checks))
             yield Termination(failed.reason, f"walk ends: {failed.reason.value}", step)
             return
         caller_ip = search.context.value(search.context.register_set.instruction_pointer)
         adjustment = unwinder.instruction_adjustment
-        step = UnwindStep(callee.index, search.attempts, search.chosen, tuple(checks), adjustment)
+        step = UnwindStep(
+            callee.index, search.attempts, search.chosen, tuple(c.check for c in checks), adjustment
+        )
         frame = _symbolized(
             StackFrame(
                 callee.index + 1,

@@ -12,19 +12,21 @@ from __future__ import annotations
 
 from inspector.core.minidump import CpuContext
 from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_win
+from inspector.core.types import Cpu
 from inspector.core.unwind.cfi import CallerRegisters, cfi_attempt, cfi_strategy, stack_win_attempt
+from inspector.core.unwind.cpu import CpuDescription
 from inspector.core.unwind.frame import FrameTrust, StackFrame
+from inspector.core.unwind.options import WalkPolicy
 from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words, with_frame_pointer
 from inspector.core.unwind.step import (
-    CallerSearch,
     CpuUnwinder,
-    PostCheck,
     StrategyResult,
     ThreadWalk,
     breakpad_sp_check,
-    first_success,
     instruction_check,
     scan_failure,
+    scan_from_stack_pointer,
+    scan_opening,
     strictly_increasing_sp,
 )
 from inspector.core.unwind.trace import (
@@ -40,15 +42,9 @@ from inspector.core.unwind.trace import (
     StrategyAttempt,
 )
 
-# ---- constants ------------------------------------------------------------------------------
+# ---- the CPU --------------------------------------------------------------------------------
 
-POINTER_WIDTH = 4
 U32 = 0xFFFF_FFFF
-INSTRUCTION_REGISTER = "eip"
-STACK_POINTER_REGISTER = "esp"
-FRAME_POINTER_REGISTER = "ebp"
-CALLEE_SAVED_REGS = ("ebp", "ebx", "edi", "esi")
-INSTRUCTION_ADJUSTMENT = 1
 #: "99.5% of all frames are smaller than 128 KB" (Breakpad's frame-size histogram).
 MAX_REASONABLE_GAP_BETWEEN_FRAMES = 128 * 1024
 #: Breakpad's programs for STACK WIN records without one (FPO data).
@@ -62,10 +58,23 @@ def _prefilter(value: int) -> str | None:
     return "null" if value == 0 else None
 
 
+X86 = CpuDescription(
+    Cpu.X86,
+    word_size=4,
+    instruction_pointer="eip",
+    stack_pointer="esp",
+    frame_pointer="ebp",
+    callee_saved=("ebp", "ebx", "edi", "esi"),
+    instruction_adjustment=1,
+    scan_prefilter=_prefilter,
+)
+POINTER_WIDTH = X86.word_size
+
+
 # ---- rust-minidump strategies ---------------------------------------------------------------
 
 
-def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: ThreadWalk) -> StrategyResult:
+def caller_by_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     """STACK WIN (FRAME_DATA, else FPO), falling back to STACK CFI; trust `cfi` either way.
 
     The grand callee's parameter size (from its STACK WIN record, else its FUNC) sizes the
@@ -73,11 +82,12 @@ def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: Thr
     """
     ctx = callee.context
     env = walk.env
-    if not ctx.is_valid(STACK_POINTER_REGISTER):
+    grand_callee = walk.grand_callee
+    if not ctx.is_valid("esp"):
         return StrategyResult.failed(
             StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, "esp is not known")
         )
-    state = CallerRegisters(ctx, CALLEE_SAVED_REGS, POINTER_WIDTH)
+    state = CallerRegisters(ctx, X86.callee_saved, POINTER_WIDTH)
     attempts: list[StrategyAttempt] = []
     grand_size = 0
     # rust-minidump takes the size from the grand callee's function; a symbol file it rejects
@@ -100,7 +110,7 @@ def caller_by_cfi(callee: StackFrame, grand_callee: StackFrame | None, walk: Thr
         attempts.append(win)
         if caller is not None:
             return StrategyResult(tuple(attempts), caller, FrameTrust.CFI)
-    attempt, caller = cfi_attempt(callee, walk, forwarded=CALLEE_SAVED_REGS, state=state)
+    attempt, caller = cfi_attempt(callee, walk, forwarded=X86.callee_saved, state=state)
     attempts.append(attempt)
     if caller is None:
         return StrategyResult(tuple(attempts))
@@ -115,18 +125,18 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     """
     strategy = Strategy.FRAME_POINTER
     ctx = callee.context
-    if not ctx.is_valid(FRAME_POINTER_REGISTER):
+    if not ctx.is_valid("ebp"):
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "ebp is not known"))
-    last_bp = ctx.value(FRAME_POINTER_REGISTER)
+    last_bp = ctx.value("ebp")
     if last_bp >= U32 - POINTER_WIDTH * 2:
         return StrategyResult.failed(
             StrategyAttempt(strategy, Outcome.FAILED, f"ebp {last_bp:#x} would overflow")
         )
-    ip_word = walk.memory.word(last_bp + 4, 4, "return address")
-    bp_word = walk.memory.word(last_bp, 4, "caller ebp") if ip_word.value is not None else None
+    ip_word = walk.memory.word(last_bp + 4, 4, "return address", "eip")
+    bp_word = walk.memory.word(last_bp, 4, "caller ebp", "ebp") if ip_word.value is not None else None
     reads = (ip_word,) if bp_word is None else (ip_word, bp_word)
     ok = ip_word.value is not None and bp_word is not None and bp_word.value is not None
-    detail = FramePointerDetail(FRAME_POINTER_REGISTER, last_bp, (FramePointerProbe(0, reads, (), ok),))
+    detail = FramePointerDetail("ebp", last_bp, (FramePointerProbe(0, reads, (), ok),))
     if not ok or ip_word.value is None or bp_word is None or bp_word.value is None:
         return StrategyResult.failed(
             StrategyAttempt(
@@ -150,16 +160,14 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     there); else the callee's ebp is kept if it is at or above the caller's esp and
     readable.
     """
+    closed = scan_opening(callee, walk)
+    if closed is not None:
+        return closed
     strategy = Strategy.SCAN
     ctx = callee.context
-    env = walk.env
-    if not ctx.is_valid(STACK_POINTER_REGISTER):
-        return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "esp is not known"))
-    last_bp = ctx.get(FRAME_POINTER_REGISTER)
-    last_sp = ctx.value(STACK_POINTER_REGISTER)
-    result = scan_stack(
-        env, walk.memory, start=last_sp, words=scan_words(env, callee.trust), width=4, prefilter=_prefilter
-    )
+    last_bp = ctx.get("ebp")
+    last_sp = ctx.value("esp")
+    result = scan_from_stack_pointer(callee, walk)
     if result.address is None or result.value is None:
         return StrategyResult.failed(scan_failure(result))
     slot, caller_ip = result.address, result.value
@@ -168,7 +176,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     checks: list[Check] = []
     caller_bp: int | None = None
     if slot > last_sp:
-        word = walk.memory.word(slot - 4, 4, "word below the return address")
+        word = walk.memory.word(slot - 4, 4, "word below the return address", "ebp")
         reads.append(word)
         bp = word.value if word.value is not None else 0
         pushed = bp > slot and bp - (slot - 4) <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
@@ -428,23 +436,12 @@ def _ebp_search(end: int, candidates: list[tuple[int, int, bool]]) -> ScanDetail
     return ScanDetail(end, len(rows), 4, rows, stopped, purpose="saved ebp (searched downwards)")
 
 
-def _breakpad_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
-    """STACK CFI; Breakpad needs eip, esp and ebp from it."""
-    result = cfi_strategy(callee, walk, stack_pointer=STACK_POINTER_REGISTER, forwarded=CALLEE_SAVED_REGS)
-    context = result.context
-    if context is not None and not all(context.is_valid(r) for r in ("eip", "esp", "ebp")):
-        return StrategyResult.failed(
-            result.attempts[0].with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
-        )
-    return result
-
-
 def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     """Breakpad's GetCallerByEBPAtBase: the ebp chain, or (if unreadable) a scan with ebp-chain repair."""
     ctx = callee.context
     last_esp, last_ebp = ctx.value("esp"), ctx.value("ebp")
-    ip_word = walk.memory.word((last_ebp + 4) & U32, 4, "return address")
-    bp_word = walk.memory.word(last_ebp, 4, "caller ebp")
+    ip_word = walk.memory.word((last_ebp + 4) & U32, 4, "return address", "eip")
+    bp_word = walk.memory.word(last_ebp, 4, "caller ebp", "ebp")
     if ip_word.value is not None and bp_word.value is not None:
         caller = ctx.with_registers({"eip": ip_word.value, "esp": (last_ebp + 8) & U32, "ebp": bp_word.value})
         detail = FramePointerDetail("ebp", last_ebp, (FramePointerProbe(0, (ip_word, bp_word), (), True),))
@@ -470,7 +467,7 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
         return StrategyResult((fp_attempt, scan_failure(result)))
     caller_esp = result.address + 4
     chain = caller_esp - 8
-    saved = walk.memory.word(chain, 4, "saved ebp below the return address")
+    saved = walk.memory.word(chain, 4, "saved ebp below the return address", "ebp")
     good = (
         saved.value is not None
         and saved.value > chain
@@ -490,30 +487,25 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
     return StrategyResult((fp_attempt, attempt), caller, FrameTrust.SCAN)
 
 
-def find_caller(callee: StackFrame, grand_callee: StackFrame | None, walk: ThreadWalk) -> CallerSearch:
-    if walk.env.options.breakpad:
-        return first_success(
-            [
-                lambda: _breakpad_stack_win(callee, walk),
-                lambda: _breakpad_cfi(callee, walk),
-                lambda: _breakpad_ebp_at_base(callee, walk),
-            ]
+def _breakpad_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
+    """STACK CFI; Breakpad needs eip, esp and ebp from it."""
+    result = cfi_strategy(callee, walk)
+    context = result.context
+    if context is not None and not all(context.is_valid(r) for r in ("eip", "esp", "ebp")):
+        return StrategyResult.failed(
+            result.attempts[0].with_outcome(Outcome.FAILED, "Breakpad needs eip, esp and ebp from CFI")
         )
-    return first_success(
-        [
-            lambda: caller_by_cfi(callee, grand_callee, walk),
-            lambda: caller_by_frame_pointer(callee, walk),
-            lambda: caller_by_scan(callee, walk),
-        ]
-    )
+    return result
 
 
-def post_checks(
-    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-) -> list[PostCheck]:
-    if walk.env.options.breakpad:
-        return [instruction_check(caller), breakpad_sp_check(callee, caller)]
-    return [instruction_check(caller), strictly_increasing_sp(callee.context, caller)]
-
-
-UNWINDER = CpuUnwinder(find_caller, post_checks, INSTRUCTION_ADJUSTMENT)
+UNWINDER = CpuUnwinder(
+    X86,
+    strategies={
+        WalkPolicy.RUST_MINIDUMP: (caller_by_cfi, caller_by_frame_pointer, caller_by_scan),
+        WalkPolicy.BREAKPAD: (_breakpad_stack_win, _breakpad_cfi, _breakpad_ebp_at_base),
+    },
+    post_checks={
+        WalkPolicy.RUST_MINIDUMP: (instruction_check, strictly_increasing_sp),
+        WalkPolicy.BREAKPAD: (instruction_check, breakpad_sp_check),
+    },
+)

@@ -18,14 +18,14 @@ from collections.abc import Sequence
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
+from inspector.core.explain import describe_trust
 from inspector.core.minidump import basename
-from inspector.core.report.human import frame_label, frame_lines
+from inspector.core.report.frame_text import frame_label, frame_lines
 from inspector.core.types import format_address
 from inspector.core.unwind import INLINE_DESCRIPTION, FrameTrust, InlineFrame, StackFrame, Termination
 from inspector.gui.models.headered_model import HeaderedTreeModel
 from inspector.gui.models.roles import AddressRole, ItemRole
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import describe_trust
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole

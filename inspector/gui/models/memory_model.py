@@ -7,7 +7,7 @@ stack costs nothing until it is scrolled through.
 What the notes column says and how rows are shaded comes from three sources:
 
 * pointers: every word that points into a module or a thread's stack is
-  described by the `describe_pointer` callable (`DumpSnapshot.describe_pointer`);
+  described by the `describe_pointer` callable (`lookups.describe_pointer`);
 * note layers: `set_notes(layer, notes)` attaches `WordNote`s to addresses, one
   named layer per source ("registers": where the selected frame's registers
   point; "trace": frame starts, return addresses, CFAs, saved registers, scan
@@ -28,7 +28,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from inspector.core.minidump import MemoryRegion
 from inspector.core.types import format_address
-from inspector.gui.document import PointerKind, PointerTarget
+from inspector.gui.lookups import PointerKind, PointerTarget
 from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, ItemRole
 from inspector.gui.theme import Theme

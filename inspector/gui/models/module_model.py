@@ -17,13 +17,18 @@ from PySide6.QtCore import (
 )
 
 from inspector.core.minidump import Module
-from inspector.gui.document import AnalysisStatus, Document, ModuleSymbolState, SymbolLoadState
+from inspector.core.process import ModuleSymbolSummary
+from inspector.gui.document import Document
+from inspector.gui.lookups import address_text
 from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, IndexRole, ItemRole, SortRole
+from inspector.gui.symbol_status import SymbolStatusText, SymbolTone, symbol_file_text, symbol_status
 from inspector.gui.theme import Theme
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
+#: a module's symbol summary (the core's) and how the Symbols column words it
+_Symbols = tuple[ModuleSymbolSummary, SymbolStatusText]
 
 
 class ModuleTableModel(HeaderedTableModel):
@@ -77,8 +82,10 @@ class ModuleTableModel(HeaderedTableModel):
     def set_document(self, document: Document | None) -> None:
         self.beginResetModel()
         self._document = document
-        self._modules = tuple(document.snapshot.modules) if document is not None else ()
-        self._main = document.snapshot.modules.main_module_index if document is not None else None
+        self._modules = (
+            tuple(entry.module for entry in document.state.modules) if document is not None else ()
+        )
+        self._main = document.state.main_module if document is not None else None
         self.endResetModel()
 
     def symbols_changed(self, module_indexes: Iterable[int]) -> None:
@@ -90,7 +97,7 @@ class ModuleTableModel(HeaderedTableModel):
     def lacks_needed_symbols(self, row: int) -> bool:
         """The walk used this module (a frame or a scanned word is in it) and it has no usable symbols."""
         doc = self._document
-        return doc is not None and row in doc.modules_used and doc.symbols[row].state.lacks_symbols
+        return doc is not None and row in doc.modules_used and symbol_status(doc.symbols[row], doc).lacking
 
     def refresh_status(self) -> None:
         """The analysis state changed (pending modules read differently once it is over)."""
@@ -108,7 +115,8 @@ class ModuleTableModel(HeaderedTableModel):
         if self._document is None:
             return None
         module = self._modules[row]
-        state = self._document.symbols[row] if row < len(self._document.symbols) else None
+        summary = self._document.symbols[row] if row < len(self._document.symbols) else None
+        state = None if summary is None else (summary, symbol_status(summary, self._document))
         if role == _ROLE.DisplayRole:
             return self._display(module, state, column)
         if role == SortRole:
@@ -127,30 +135,21 @@ class ModuleTableModel(HeaderedTableModel):
             return None
         if role == _ROLE.ForegroundRole and state is not None:
             if column == self.COL_SYMBOLS:
-                return self._status_color(state)
-            if column == self.COL_SYMBOL_FILE and state.path is None:
+                return self._status_color(state[1])
+            if column == self.COL_SYMBOL_FILE and state[0].path is None:
                 return self._theme.muted
             return None
         if role == _ROLE.ToolTipRole:
             return self._tooltip(module, state, column, row)
         return None
 
-    def _shown_state(self, state: ModuleSymbolState | None) -> str:
-        if state is None:
-            return ""
-        if state.state is SymbolLoadState.PENDING and state.download is None:
-            doc = self._document
-            running = doc is not None and doc.status is AnalysisStatus.RUNNING
-            return "pending" if running else "not requested"
-        return state.text
-
-    def _display(self, module: Module, state: ModuleSymbolState | None, column: int) -> str:
+    def _display(self, module: Module, state: _Symbols | None, column: int) -> str:
         assert self._document is not None
-        snapshot = self._document.snapshot
+        doc_state = self._document.state
         if column == self.COL_BASE:
-            return snapshot.format_address(module.base)
+            return address_text(doc_state, module.base)
         if column == self.COL_END:
-            return snapshot.format_address(module.end)
+            return address_text(doc_state, module.end)
         if column == self.COL_NAME:
             return module.filename
         if column == self.COL_VERSION:
@@ -160,42 +159,35 @@ class ModuleTableModel(HeaderedTableModel):
         if column == self.COL_DEBUG_ID:
             return module.debug_id
         if column == self.COL_SYMBOLS:
-            return self._shown_state(state)
+            return "" if state is None else state[1].text
         if column == self.COL_SYMBOL_FILE:
-            if state is None:
-                return ""
-            if state.path is not None:
-                return str(state.path)
-            if state.state is SymbolLoadState.MISSING and state.tried:
-                more = f" (and {len(state.tried) - 1} more)" if len(state.tried) > 1 else ""
-                return f"tried {state.tried[0]}{more}"
-            return ""
+            return "" if state is None else symbol_file_text(state[0])
         if column == self.COL_MATCHED:
-            return "" if state is None else state.matched_text
+            return "" if state is None else state[1].matched
         return ""
 
-    def _sort_key(self, module: Module, state: ModuleSymbolState | None, column: int) -> object:
+    def _sort_key(self, module: Module, state: _Symbols | None, column: int) -> object:
         if column == self.COL_BASE:
             return module.base
         if column == self.COL_END:
             return module.end
         if column == self.COL_SYMBOLS:
-            return self._shown_state(state)
+            return "" if state is None else state[1].text
         return self._display(module, state, column).lower()
 
-    def _status_color(self, state: ModuleSymbolState) -> object:
-        s = state.state
-        if s is SymbolLoadState.LOADED:
+    def _status_color(self, status: SymbolStatusText) -> object:
+        tone = status.tone
+        if tone is SymbolTone.GOOD:
             return self._theme.ok
-        if s is SymbolLoadState.DAMAGED:
+        if tone is SymbolTone.WARNING:
             return self._theme.warning
-        if s.lacks_symbols:
+        if tone is SymbolTone.BAD:
             return self._theme.crash
         return self._theme.muted
 
-    def _tooltip(self, module: Module, state: ModuleSymbolState | None, column: int, row: int) -> str:
+    def _tooltip(self, module: Module, state: _Symbols | None, column: int, row: int) -> str:
         if column in (self.COL_SYMBOLS, self.COL_SYMBOL_FILE, self.COL_MATCHED) and state is not None:
-            return state.details
+            return state[1].details
         lines = [module.code_file or module.filename]
         if row == self._main:
             lines.append("Main module")

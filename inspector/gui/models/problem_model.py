@@ -1,4 +1,5 @@
-"""`ProblemTableModel`: the damage found in the dump, unusable symbol paths and damaged symbol files."""
+"""`ProblemTableModel`: the core's problems (the JSON's `inspector_problems`): damage in the dump,
+unusable symbol paths, damaged or refused symbol files, walks cut short."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 
-from inspector.gui.document import Problem
+from inspector.core.process import Problem
 from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import ItemRole, SortRole
 from inspector.gui.theme import Theme
@@ -43,14 +44,23 @@ class ProblemTableModel(HeaderedTableModel):
 
     def _cell(self, row: int, column: int, role: int) -> object:
         problem = self._problems[row]
+        where = _where(problem)
         if role in (_ROLE.DisplayRole, SortRole):
-            return (problem.source, problem.where, problem.message, problem.code)[column]
+            return (problem.source, where, problem.message, problem.code)[column]
         if role == ItemRole:
             return problem
         if role == _ROLE.ToolTipRole:
-            return f"{problem.where}: {problem.message} [{problem.code}]"
+            return f"{where}: {problem.message} [{problem.code}]"
         if role == _ROLE.ForegroundRole and column == self.COL_SOURCE:
             return self._theme.warning
         if role == _ROLE.FontRole and column == self.COL_CODE:
             return self._theme.mono
         return None
+
+
+def _where(problem: Problem) -> str:
+    """The stream, module, path or thread the problem is about, and its offset in the dump."""
+    at = f"at {problem.offset:#x}" if problem.offset is not None else ""
+    if problem.where and at:
+        return f"{problem.where} {at}"
+    return problem.where or at

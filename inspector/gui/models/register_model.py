@@ -1,21 +1,25 @@
 """`RegisterTableModel`: one frame's registers: known or not, where each came from, what it points into.
 
 `set_context` takes the frame's context, the provenance of each register
-(`unwind_trace.register_provenance`: the context, a CFI rule, the callee,
+(`explain.register_provenance`: the context, a CFI rule, the callee,
 the frame pointer, a scan), the registers whose value differs from the
-callee's (highlighted), and, while stepping through the walk, the registers
-known so far at that decision (the others read "not yet").
+callee's (highlighted), and, while stepping through the walk, the register
+state at that decision (`explain.RegisterState`): the registers known then,
+with their values and sources then, the ones a later rule decides ("pending"),
+and the rest ("not yet").
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 from PySide6.QtCore import Qt
 
+from inspector.core.explain import RegisterState, RegisterStatus
 from inspector.core.minidump import CpuContext
 from inspector.core.types import format_address
-from inspector.gui.document import DumpSnapshot, PointerKind, PointerTarget
+from inspector.gui.document import Document
+from inspector.gui.lookups import PointerKind, PointerTarget, describe_pointer
 from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, ItemRole, SortRole
 from inspector.gui.theme import Theme
@@ -41,14 +45,13 @@ class RegisterTableModel(HeaderedTableModel):
     def __init__(self, theme: Theme, parent: object = None) -> None:
         super().__init__(parent)  # type: ignore[arg-type]
         self._theme = theme
-        self._snapshot: DumpSnapshot | None = None
         self._context: CpuContext | None = None
         self._rows: list[tuple[str, int, bool]] = []
         self._targets: list[PointerTarget | None] = []
         self._provenance: Mapping[str, str] = {}
         self._valid_label = "valid"
         self._changed: frozenset[str] = frozenset()
-        self._so_far: dict[str, int] | None = None
+        self._so_far: RegisterState | None = None
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
@@ -60,24 +63,25 @@ class RegisterTableModel(HeaderedTableModel):
 
     def set_context(
         self,
-        snapshot: DumpSnapshot | None,
+        document: Document | None,
         context: CpuContext | None,
         *,
         provenance: Mapping[str, str] | None = None,
         valid_label: str = "valid",
         changed: Iterable[str] = (),
-        known_so_far: Sequence[tuple[str, int]] | None = None,
+        known_so_far: RegisterState | None = None,
     ) -> None:
         """Show `context`'s registers (None: none). `provenance` maps register → how its value was found;
         `changed`: registers whose value differs from the callee's; `known_so_far`: while stepping, the
-        registers decided so far (with their values then), the rest read "not yet"."""
+        register state at the decision (values and sources then; pending ones; the rest "not yet")."""
         self.beginResetModel()
-        self._snapshot = snapshot
         self._context = context
         self._provenance = dict(provenance or {})
         self._valid_label = valid_label
         self._changed = frozenset(changed)
-        self._so_far = None if known_so_far is None else dict(known_so_far)
+        self._so_far = known_so_far
+        if known_so_far is not None:
+            self._provenance = {name: known.how for name, known in known_so_far.known.items()}
         if context is None:
             self._rows = []
         else:
@@ -90,9 +94,9 @@ class RegisterTableModel(HeaderedTableModel):
             if so_far is None:
                 self._rows = [(n, values[n], n in valid) for n in names]
             else:
-                self._rows = [(n, so_far.get(n, values[n]), n in so_far) for n in names]
+                self._rows = [(n, _value(so_far, n, values[n]), n in so_far.known) for n in names]
         self._targets = [
-            snapshot.describe_pointer(value) if snapshot is not None and known else None
+            describe_pointer(document, value) if document is not None and known else None
             for _, value, known in self._rows
         ]
         self.endResetModel()
@@ -113,7 +117,9 @@ class RegisterTableModel(HeaderedTableModel):
     def _state(self, name: str, known: bool) -> str:
         if known:
             return "known"
-        return "not yet" if self._so_far is not None else "unknown"
+        if self._so_far is None:
+            return "unknown"
+        return "pending" if self._so_far.status(name) is RegisterStatus.PENDING else "not yet"
 
     def _row_count(self) -> int:
         return len(self._rows)
@@ -157,7 +163,11 @@ class RegisterTableModel(HeaderedTableModel):
         if role == _ROLE.ToolTipRole:
             text = f"{name} = {value:#x} ({value})"
             if not known and self._so_far is not None:
-                text = f"{name}: not decided yet at this step of the walk"
+                text = (
+                    f"{name}: a rule of this step decides it later; its value is not known yet"
+                    if self._so_far.status(name) is RegisterStatus.PENDING
+                    else f"{name}: not decided at this step of the walk"
+                )
             elif not known:
                 text += "\nNot valid in this context: the value is a leftover and must not be trusted."
             elif name in self._provenance:
@@ -170,3 +180,8 @@ class RegisterTableModel(HeaderedTableModel):
                     text += " (double-click to show it in the stack memory pane)"
             return text
         return None
+
+
+def _value(state: RegisterState, name: str, fallback: int) -> int:
+    known = state.known.get(name)
+    return fallback if known is None else known.value

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 
 _USER = Qt.ItemDataRole.UserRole.value
 
-#: The backing core object of a row (a `ThreadEntry`, a `Module`, …).
+#: The backing object of a row (a `ThreadView`, a `Module`, a core `Problem`, …).
 ItemRole = _USER
 #: A natural, comparable value for sorting through a `QSortFilterProxyModel`.
 SortRole = _USER + 1

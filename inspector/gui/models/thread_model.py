@@ -5,8 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from inspector.core.minidump import basename
-from inspector.core.report.human import frame_label
-from inspector.gui.document import Document, ThreadEntry
+from inspector.core.report.frame_text import frame_label
+from inspector.gui.document import Document, ThreadView
+from inspector.gui.lookups import address_text, describe_code_address
 from inspector.gui.models.headered_model import HeaderedTableModel
 from inspector.gui.models.roles import AddressRole, IndexRole, ItemRole, SortRole
 from inspector.gui.theme import Theme
@@ -33,7 +34,7 @@ class ThreadTableModel(HeaderedTableModel):
         super().__init__(parent)  # type: ignore[arg-type]
         self._theme = theme
         self._document: Document | None = None
-        self._threads: tuple[ThreadEntry, ...] = ()
+        self._threads: tuple[ThreadView, ...] = ()
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
@@ -42,7 +43,7 @@ class ThreadTableModel(HeaderedTableModel):
     def set_document(self, document: Document | None) -> None:
         self.beginResetModel()
         self._document = document
-        self._threads = document.snapshot.threads if document is not None else ()
+        self._threads = tuple(document.threads()) if document is not None else ()
         self.endResetModel()
 
     def frames_changed(self, thread_index: int) -> None:
@@ -92,10 +93,10 @@ class ThreadTableModel(HeaderedTableModel):
             return self._tooltip(thread, column)
         if role == _ROLE.FontRole:
             if column == self.COL_TOP:
-                return self._theme.mono_bold if thread.is_crashing else self._theme.mono
-            return self._theme.bold if thread.is_crashing else None
+                return self._theme.mono_bold if thread.crashing else self._theme.mono
+            return self._theme.bold if thread.crashing else None
         if role == _ROLE.ForegroundRole:
-            if thread.is_crashing and column in (self.COL_INDEX, self.COL_NAME):
+            if thread.crashing and column in (self.COL_INDEX, self.COL_NAME):
                 return self._theme.crash
             if thread.context is None:
                 return self._theme.muted
@@ -104,12 +105,12 @@ class ThreadTableModel(HeaderedTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == _ROLE.AccessibleTextRole:
             text = self._display(thread, column)
-            return f"{text}, crashing thread" if thread.is_crashing and column == self.COL_INDEX else text
+            return f"{text}, crashing thread" if thread.crashing and column == self.COL_INDEX else text
         return None
 
-    def _display(self, thread: ThreadEntry, column: int) -> str:
+    def _display(self, thread: ThreadView, column: int) -> str:
         if column == self.COL_INDEX:
-            return f"⚡ {thread.index}" if thread.is_crashing else str(thread.index)
+            return f"⚡ {thread.index}" if thread.crashing else str(thread.index)
         if column == self.COL_ID:
             return str(thread.thread_id)
         if column == self.COL_NAME:
@@ -125,10 +126,10 @@ class ThreadTableModel(HeaderedTableModel):
             if ip is None:
                 return "(no registers)"
             assert self._document is not None
-            return self._document.snapshot.describe_code_address(ip)
+            return describe_code_address(self._document.state, ip)
         return ""
 
-    def _sort_key(self, thread: ThreadEntry, column: int) -> object:
+    def _sort_key(self, thread: ThreadView, column: int) -> object:
         if column == self.COL_INDEX:
             return thread.index
         if column == self.COL_ID:
@@ -140,13 +141,13 @@ class ThreadTableModel(HeaderedTableModel):
             return -1 if count is None else count
         return self._display(thread, column)
 
-    def _tooltip(self, thread: ThreadEntry, column: int) -> str | None:
+    def _tooltip(self, thread: ThreadView, column: int) -> str | None:
         lines = [f"Thread {thread.label}, id {thread.thread_id} ({thread.thread_id:#x})"]
-        if thread.is_crashing:
+        if thread.crashing:
             assert self._document is not None
-            reason = self._document.snapshot.summary.crash_reason or "requested the dump"
-            lines.append(f"Crashing thread: {reason}")
-        lines.append(f"Registers from the {thread.context_source.value}")
+            crash = self._document.state.crash
+            lines.append(f"Crashing thread: {crash.reason if crash is not None else 'requested the dump'}")
+        lines.append(f"Registers from the {thread.context_source}")
         if column == self.COL_FRAMES and self._frame_count(thread.index) is None:
             lines.append("Not walked yet")
         top = self._top_function(thread.index) if column == self.COL_TOP else None
@@ -155,8 +156,6 @@ class ThreadTableModel(HeaderedTableModel):
         ip = thread.instruction_pointer
         if column == self.COL_TOP and ip is not None:
             assert self._document is not None
-            snapshot = self._document.snapshot
-            lines.append(
-                f"Instruction pointer {snapshot.format_address(ip)}: {snapshot.describe_code_address(ip)}"
-            )
+            state = self._document.state
+            lines.append(f"Instruction pointer {address_text(state, ip)}: {describe_code_address(state, ip)}")
         return "\n".join(lines)

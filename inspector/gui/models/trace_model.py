@@ -1,4 +1,4 @@
-"""`TraceTreeModel`: one frame's unwind trace (`unwind_trace.TraceNode`) as a two-column tree: step, result.
+"""`TraceTreeModel`: one frame's explanation (`explain.TraceNode`) as a tree of two columns: step, result.
 
 The tree is built once per frame by `Document.trace_tree` and never changes,
 so the model only resets when another frame is shown. Indexes point at their
@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
+from inspector.core.explain import NodeKind, Tone, TraceNode
 from inspector.gui.models.headered_model import HeaderedTreeModel
 from inspector.gui.models.roles import ItemRole
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import NodeKind, Tone, TraceNode
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole

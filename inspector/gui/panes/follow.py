@@ -8,7 +8,7 @@ memory for is shown in the memory pane.
 
 from __future__ import annotations
 
-from inspector.gui.document import PointerKind
+from inspector.gui.lookups import PointerKind, address_text, describe_pointer
 from inspector.gui.session import Session
 
 
@@ -18,11 +18,10 @@ def follow_pointer(session: Session, value: int) -> str | None:
     doc = session.document
     if doc is None:
         return None
-    snapshot = doc.snapshot
-    target = snapshot.describe_pointer(value)
+    target = describe_pointer(doc, value)
     if target is not None and target.kind is PointerKind.MODULE and target.module_index is not None:
         session.select_module(target.module_index)
-        return f"{snapshot.format_address(value)} is in {target.text}"
-    if snapshot.memory.region_for(value) is not None:
+        return f"{address_text(doc.state, value)} is in {target.text}"
+    if doc.state.memory.region_for(value) is not None:
         session.show_address(value)
     return None

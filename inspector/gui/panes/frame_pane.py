@@ -115,7 +115,7 @@ class FramePane(LinkedPane):
         doc = self.session.document
         with self.syncing():
             frames = doc.frames(thread_index) if doc is not None and thread_index >= 0 else []
-            width = doc.snapshot.pointer_width if doc is not None else 8
+            width = doc.state.pointer_width if doc is not None else 8
             self.model.set_frames(thread_index, frames, pointer_width=width)
             self.view.expandAll()
         self._update_title()
@@ -141,10 +141,10 @@ class FramePane(LinkedPane):
     def _update_title(self) -> None:
         doc = self.session.document
         thread_index = self.model.thread_index
-        if doc is None or thread_index < 0 or thread_index >= len(doc.snapshot.threads):
+        thread = doc.thread(thread_index) if doc is not None else None
+        if doc is None or thread is None:
             self.title.setText("No thread selected")
             return
-        thread = doc.snapshot.threads[thread_index]
         frames = len(self.model.frames)
         inlines = sum(len(f.inlines) for f in self.model.frames)
         count = f"{frames} frame{'s' if frames != 1 else ''}" + (f" + {inlines} inlined" if inlines else "")
@@ -197,10 +197,10 @@ class FramePane(LinkedPane):
     def _header(self) -> str | None:
         doc = self.session.document
         thread_index = self.model.thread_index
-        if doc is None or not 0 <= thread_index < len(doc.snapshot.threads):
+        thread = doc.thread(thread_index) if doc is not None else None
+        if doc is None or thread is None:
             return None
-        thread = doc.snapshot.threads[thread_index]
-        status = " (crashed)" if thread.is_crashing and doc.snapshot.summary.crash_reason else ""
+        status = " (crashed)" if thread.crashing and doc.state.crash is not None else ""
         return f"Thread {thread.index} {thread.name or ''}{status} - tid: {thread.thread_id}"
 
     def selected_frames(self) -> set[int]:
@@ -237,7 +237,7 @@ class FramePane(LinkedPane):
         if ref is not None:
             frame = self.model.frames[ref[0]]
             doc = self.session.document
-            width = doc.snapshot.pointer_width if doc is not None else 8
+            width = doc.state.pointer_width if doc is not None else 8
             address = format_address(frame.instruction, width)
             menu.addAction(
                 f"Copy Instruction Address ({address})",

@@ -27,11 +27,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.core.explain import MarkKind
 from inspector.core.minidump import CpuContext, MemoryRegion
-from inspector.core.report.human import frame_label
+from inspector.core.report.frame_text import frame_label
 from inspector.core.types import format_address
 from inspector.core.unwind import StackFrame
-from inspector.gui.document import DumpSnapshot, PointerKind, PointerTarget, ThreadEntry
+from inspector.gui.document import Document, ThreadView
+from inspector.gui.lookups import PointerKind, PointerTarget, describe_pointer
 from inspector.gui.models.memory_model import FrameBand, HexMemoryModel, NoteKind, WordNote
 from inspector.gui.panes.follow import follow_pointer
 from inspector.gui.panes.linked_pane import LinkedPane
@@ -39,7 +41,6 @@ from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import FrameRef, Session, TraceFocus
 from inspector.gui.settings import WORDS_PER_ROW_CHOICES
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import MarkKind
 
 #: Rows kept visible above the stack pointer when a thread is shown (the red zone below SP is often used).
 ROWS_ABOVE_SP = 4
@@ -110,8 +111,8 @@ class MemoryPane(LinkedPane):
         self._theme = theme
         self.model = HexMemoryModel(theme, self)
         self.model.set_words_per_row(words_per_row)
-        self._snapshot: DumpSnapshot | None = None
-        self._thread: ThreadEntry | None = None
+        self._document: Document | None = None
+        self._thread: ThreadView | None = None
         self._frame: StackFrame | None = None
         self._annotate_timer = QTimer(self)
         self._annotate_timer.setSingleShot(True)
@@ -195,7 +196,7 @@ class MemoryPane(LinkedPane):
     @Slot()
     def _on_document_changed(self) -> None:
         doc = self.session.document
-        self._snapshot = doc.snapshot if doc is not None else None
+        self._document = doc
         self._thread = None
         self._frame = None
         self._show_region(None)
@@ -203,24 +204,24 @@ class MemoryPane(LinkedPane):
 
     @Slot(int)
     def _on_thread_selected(self, thread_index: int) -> None:
-        self._thread = self.session.selected_thread_entry
+        self._thread = self.session.selected_thread_view
         self._frame = None
         self._set_error("")
         thread = self._thread
         if thread is None:
             self._show_region(None)
             return
-        self._show_region(thread.stack)
+        self._show_region(thread.stack_region)
         sp = thread.stack_pointer
-        if thread.stack is None:
+        if thread.stack_region is None:
             self.title.setText(f"Stack of thread {thread.label}: not captured in the dump")
         elif sp is not None and self.model.row_for_address(sp) is not None:
             self._select(sp, rows_above=ROWS_ABOVE_SP)
 
     def _show_region(self, region: MemoryRegion | None) -> None:
-        snapshot = self._snapshot
-        width = snapshot.pointer_width if snapshot is not None else 8
-        describe = self.describe_pointer if snapshot is not None else None
+        doc = self._document
+        width = doc.state.pointer_width if doc is not None else 8
+        describe = self.describe_pointer if doc is not None else None
         self.model.set_region(region, pointer_width=width, describe_pointer=describe)
         self._fit()
         self.model.set_notes("registers", self._register_notes(region))
@@ -232,7 +233,7 @@ class MemoryPane(LinkedPane):
     def _shown_thread_frames(self) -> list[StackFrame]:
         doc = self.session.document
         thread = self._thread
-        if doc is None or thread is None or self.model.region is not thread.stack:
+        if doc is None or thread is None or self.model.region is not thread.stack_region:
             return []
         return doc.frames(thread.index)
 
@@ -289,8 +290,8 @@ class MemoryPane(LinkedPane):
         if not 0 <= ref.frame < len(frames):
             return
         self._frame = frames[ref.frame]
-        if self.model.region is not thread.stack:
-            self._show_region(thread.stack)
+        if self.model.region is not thread.stack_region:
+            self._show_region(thread.stack_region)
         else:
             self.model.set_notes("registers", self._register_notes(self.model.region))
         bands = [b for b in self.model.frame_bands if b.frame_index == ref.frame]
@@ -329,12 +330,12 @@ class MemoryPane(LinkedPane):
             self.session.focus_trace_word(address)
 
     def describe_pointer(self, value: int) -> PointerTarget | None:
-        """As `DumpSnapshot.describe_pointer`, but a pointer into the shown thread's own stack says where
+        """As `lookups.describe_pointer`, but a pointer into the shown thread's own stack says where
         it points relative to the stack pointer (`rsp+0x28`), which is what frame reasoning needs."""
-        snapshot = self._snapshot
-        if snapshot is None:
+        doc = self._document
+        if doc is None:
             return None
-        target = snapshot.describe_pointer(value)
+        target = describe_pointer(doc, value)
         thread = self._thread
         if (
             target is not None
@@ -358,9 +359,9 @@ class MemoryPane(LinkedPane):
         span = f"{format_address(region.base, width)} – {format_address(region.end, width)}"
         size = f"{region.size:,} bytes"
         thread = self._thread
-        if thread is not None and thread.stack is region:
+        if thread is not None and thread.stack_region is region:
             return f"Stack of thread {thread.label}: {span} ({size})"
-        owner = self._snapshot.thread_with_stack_at(region.base) if self._snapshot is not None else None
+        owner = self._document.thread_with_stack_at(region.base) if self._document is not None else None
         if owner is not None:
             return f"Stack of thread {owner.label}: {span} ({size})"
         return f"Memory region {span} ({size})"
@@ -406,8 +407,8 @@ class MemoryPane(LinkedPane):
         """Show `address`: in the current region, else in whichever region of the dump holds it."""
         self._set_error("")
         if self.model.row_for_address(address) is None:
-            snapshot = self._snapshot
-            region = snapshot.memory.region_for(address) if snapshot is not None else None
+            doc = self._document
+            region = doc.state.memory.region_for(address) if doc is not None else None
             if region is None:
                 width = self.model.pointer_width
                 self._set_error(f"{format_address(address, width)} is not in the memory captured in the dump")

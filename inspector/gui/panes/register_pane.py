@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Slot
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
+from inspector.core.explain import RegisterState, changed_registers, register_provenance
 from inspector.gui.models.register_model import RegisterTableModel
 from inspector.gui.models.roles import AddressRole
 from inspector.gui.panes.follow import follow_pointer
@@ -17,7 +18,6 @@ from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import FrameRef, Session, TraceFocus
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import changed_registers, register_provenance
 
 
 class RegisterPane(LinkedPane):
@@ -65,16 +65,16 @@ class RegisterPane(LinkedPane):
     @Slot(int)
     def _on_thread_selected(self, thread_index: int) -> None:
         doc = self.session.document
-        thread = self.session.selected_thread_entry
+        thread = self.session.selected_thread_view
         if doc is None or thread is None:
             self.model.set_context(None, None)
             self.title.setText("No thread selected")
             return
-        self.model.set_context(doc.snapshot, thread.context)
+        self.model.set_context(doc, thread.context)
         if thread.context is None:
             self.title.setText(f"Thread {thread.label}: the dump has no readable registers for it")
         else:
-            self.title.setText(f"Thread {thread.label} — registers from the {thread.context_source.value}")
+            self.title.setText(f"Thread {thread.label} — registers from the {thread.context_source}")
 
     @Slot(object)
     def _on_frame_selected(self, ref: object) -> None:
@@ -87,20 +87,20 @@ class RegisterPane(LinkedPane):
         known = node.registers if node is not None and node.step else None
         self.show_frame(ref, known)
 
-    def show_frame(self, ref: FrameRef | None, known: tuple[tuple[str, int], ...] | None) -> None:
-        """Show frame `ref`'s registers; `known`: only those decided so far (stepping)."""
+    def show_frame(self, ref: FrameRef | None, known: RegisterState | None) -> None:
+        """Show frame `ref`'s registers; `known`: the register state at a decision (stepping)."""
         doc = self.session.document
-        thread = self.session.selected_thread_entry
+        thread = self.session.selected_thread_view
         frames = doc.frames(ref.thread) if doc is not None and ref is not None else []
         if doc is None or ref is None or thread is None or not 0 <= ref.frame < len(frames):
             self._on_thread_selected(self.session.selected_thread)
             return
         frame = frames[ref.frame]
         callee = frames[ref.frame - 1] if ref.frame > 0 else None
-        provenance = register_provenance(frame, callee, context_source=thread.context_source.value)
+        provenance = register_provenance(frame, callee, context_source=thread.context_source)
         changed = changed_registers(frame, callee)
         self.model.set_context(
-            doc.snapshot,
+            doc,
             frame.context,
             provenance=provenance,
             changed=changed,
@@ -108,9 +108,12 @@ class RegisterPane(LinkedPane):
         )
         where = f"Frame {ref.frame} of thread {thread.label}"
         if known is not None:
-            self.title.setText(f"{where}: the caller registers known at this step ({len(known)})")
+            pending = f", {len(known.pending)} pending" if known.pending else ""
+            self.title.setText(
+                f"{where}: the caller registers known at this step ({len(known.known)}{pending})"
+            )
         elif callee is None:
-            self.title.setText(f"{where}: registers from the {thread.context_source.value}")
+            self.title.setText(f"{where}: registers from the {thread.context_source}")
         else:
             self.title.setText(f"{where}: {len(changed)} changed from frame {ref.frame - 1} (highlighted)")
 

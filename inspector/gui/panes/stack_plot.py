@@ -18,11 +18,11 @@ from PySide6.QtCore import QPointF, QTimer, Slot
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from inspector.core.explain import MarkKind
 from inspector.core.unwind import ScanDetail, StackFrame
 from inspector.gui.document import Document
 from inspector.gui.session import FrameRef, Session
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import MarkKind
 
 #: Redraw at most this often while the shown thread's frames stream in.
 REDRAW_INTERVAL_MS = 100
@@ -36,7 +36,7 @@ def _last_frame_end(
     if not frames or stack_end is None or doc is None:
         return stack_end
     termination = doc.termination(thread)
-    width = doc.snapshot.pointer_width
+    width = doc.state.pointer_width
     highest = [frames[-1].context.stack_pointer or 0]
     if termination is not None and termination.step is not None:
         for attempt in termination.step.attempts:
@@ -174,11 +174,8 @@ class StackPlotPane(QWidget):
         frames = doc.frames(thread) if doc is not None and thread >= 0 else []
         ref = self.session.selected_frame
         self.selected_frame = ref.frame if ref is not None and ref.thread == thread else None
-        stack = (
-            doc.snapshot.threads[thread].stack
-            if doc is not None and 0 <= thread < len(doc.snapshot.threads)
-            else None
-        )
+        view = doc.thread(thread) if doc is not None else None
+        stack = view.stack_region if view is not None else None
         self.extents = (
             doc.frame_extents(thread, _last_frame_end(doc, thread, frames, stack.end if stack else None))
             if doc is not None and thread >= 0
@@ -195,7 +192,7 @@ class StackPlotPane(QWidget):
         self.plot.getPlotItem().setLabel(
             "bottom", f"bytes above {base:#x} (frame {self.extents[0][0]}'s stack pointer)"
         )
-        width = doc.snapshot.pointer_width if doc is not None else 8
+        width = doc.state.pointer_width if doc is not None else 8
         self.bars.setOpts(
             x0=[start - base for _, start, _ in self.extents],
             width=[end - start for _, start, end in self.extents],

@@ -9,7 +9,9 @@ from typing import ClassVar
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from inspector.core.process import UNKNOWN_SYSTEM
 from inspector.gui.document import AnalysisStatus, Document
+from inspector.gui.lookups import address_text, dump_time_text
 from inspector.gui.session import Session
 from inspector.gui.theme import Theme
 
@@ -140,21 +142,21 @@ class SummaryPane(QWidget):
             self._set("file", "Open a minidump with File › Open (Ctrl+O) or drop a .dmp file here")
             self._fit_height()
             return
-        snap = doc.snapshot
-        s = snap.summary
-        crashing = snap.crashing_thread
-        if s.crash_reason is not None:
-            where = f" at {snap.format_address(s.crash_address)}" if s.crash_address is not None else ""
+        state = doc.state
+        crash = state.crash
+        crashing = doc.crashing_thread
+        if crash is not None:
             # a microdump without its R line says it crashed, but not why
-            self.headline.setText(f"{s.crash_reason or 'Crash (no reason recorded)'}{where}")
+            reason = crash.reason or "Crash (no reason recorded)"
+            self.headline.setText(f"{reason} at {address_text(state, crash.address)}")
             self.headline.setStyleSheet(f"color: {self._theme.crash.name()};")
         else:
             self.headline.setText("No exception recorded: the dump was written on request")
             self.headline.setStyleSheet("")
-        written = snap.dump_time_text
+        written = dump_time_text(state)
         self._set(
             "file",
-            f"{_e(snap.path.name)} — {snap.file_size:,} bytes"
+            f"{_e(doc.path.name)} — {state.dump_size:,} bytes"
             + (f", written {_e(written)}" if written else ""),
         )
         if crashing is not None:
@@ -163,31 +165,32 @@ class SummaryPane(QWidget):
                 f'<a href="{_LINK_THREAD}{crashing.index}">{_e(crashing.label)}</a>'
                 f" (thread id {crashing.thread_id})",
             )
-        elif s.crash_reason is not None:
+        elif crash is not None:
             self._set("thread", "unknown (the exception names no thread of the thread list)")
         else:
             self._set("thread", "none")
-        if s.os_name is not None:
-            self._set("os", _e(f"{s.os_name} {s.os_version or ''}".strip()))
+        system = state.system
+        if system.os_name != UNKNOWN_SYSTEM.os_name:
+            self._set("os", _e(f"{system.os_name} {system.os_version or ''}".strip()))
         else:
             self._set("os", "unknown (no system information in the dump)")
         cpu = " · ".join(
             part
             for part in (
-                s.cpu_arch,
-                s.cpu_info,
-                f"{s.cpu_count} CPUs" if s.cpu_count else None,
+                system.cpu_arch if system.cpu_arch != UNKNOWN_SYSTEM.cpu_arch else None,
+                system.cpu_info,
+                f"{system.cpu_count} CPUs" if system.cpu_count else None,
             )
             if part
         )
         self._set("cpu", _e(cpu) if cpu else "unknown")
         process = []
-        if s.process_id is not None:
-            process.append(f"pid {s.process_id}")
-        if s.process_uptime is not None:
-            process.append(f"up {format_uptime(s.process_uptime)} when the dump was written")
+        if state.process_id is not None:
+            process.append(f"pid {state.process_id}")
+        if state.process_uptime is not None:
+            process.append(f"up {format_uptime(state.process_uptime)} when the dump was written")
         self._set("process", _e(", ".join(process)) if process else "unknown")
-        self._set("assertion", _e(s.assertion) if s.assertion else None)
+        self._set("assertion", _e(state.assertion) if state.assertion else None)
         self._refresh_symbols()
         self._fit_height()
 
@@ -207,7 +210,7 @@ class SummaryPane(QWidget):
 
     def _symbols_text(self, doc: Document) -> str:
         """How many of the modules the walk used (frames, scanned words) lack symbols."""
-        total = len(doc.snapshot.modules)
+        total = len(doc.state.modules)
         if total == 0:
             return "no modules listed in the dump"
         used = doc.modules_used
@@ -218,7 +221,7 @@ class SummaryPane(QWidget):
         if running:
             parts.append(f"walking… {len(used)} of {total} modules on the stacks so far")
         if lacking:
-            names = ", ".join(doc.snapshot.modules[i].filename for i in lacking)
+            names = ", ".join(doc.state.modules[i].module.filename for i in lacking)
             verb = "lacks" if len(lacking) == 1 else "lack"
             parts.append(
                 f'<a href="{_LINK_MISSING}" title="{_e(names)}" style="color: {theme.crash.name()};">'

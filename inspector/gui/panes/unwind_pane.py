@@ -15,13 +15,13 @@ from PySide6.QtCore import QModelIndex, Qt, Slot
 from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from inspector.core.report.human import frame_label
+from inspector.core.explain import TraceNode
+from inspector.core.report.frame_text import frame_label
 from inspector.gui.models.trace_model import TraceTreeModel
 from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.tree_view import DataTreeView
 from inspector.gui.session import FrameRef, Session, TraceFocus
 from inspector.gui.theme import Theme
-from inspector.gui.unwind_trace import TraceNode
 
 
 class UnwindPane(LinkedPane):

@@ -1,0 +1,216 @@
+"""Names of macOS and iOS exception types and codes, as rust-minidump prints them.
+
+From XNU's <mach/exception_types.h>, <mach/kern_return.h> and the per-CPU
+<mach/*/exception.h>, plus the EXC_RESOURCE and EXC_GUARD encodings.
+"""
+
+from __future__ import annotations
+
+from inspector.core.minidump.crash_codes import table
+
+# --- macOS / iOS -------------------------------------------------------------------------------------
+
+MAC_EXCEPTIONS = table(
+    """
+    1 EXC_BAD_ACCESS
+    2 EXC_BAD_INSTRUCTION
+    3 EXC_ARITHMETIC
+    4 EXC_EMULATION
+    5 EXC_SOFTWARE
+    6 EXC_BREAKPOINT
+    7 EXC_SYSCALL
+    8 EXC_MACH_SYSCALL
+    9 EXC_RPC_ALERT
+    11 EXC_RESOURCE
+    12 EXC_GUARD
+    0x43507378 SIMULATED
+    """
+)
+MAC_SIMULATED = 0x43507378
+
+MAC_KERN_CODES = table(
+    """
+    1 KERN_INVALID_ADDRESS
+    2 KERN_PROTECTION_FAILURE
+    5 KERN_FAILURE
+    8 KERN_NO_ACCESS
+    9 KERN_MEMORY_FAILURE
+    10 KERN_MEMORY_ERROR
+    50 KERN_CODESIGN_ERROR
+    """
+)
+
+#: (exception, CPU family) -> code names; CPU family is "arm" (arm64 only), "ppc" or "x86".
+MAC_CPU_CODES: dict[tuple[str, str], dict[int, str]] = {
+    ("EXC_BAD_ACCESS", "arm"): table(
+        """
+        0x0101 EXC_ARM_DA_ALIGN
+        0x0102 EXC_ARM_DA_DEBUG
+        0x0103 EXC_ARM_SP_ALIGN
+        0x0104 EXC_ARM_SWP
+        0x0105 EXC_ARM_PAC_FAIL
+        """
+    ),
+    ("EXC_BAD_ACCESS", "ppc"): table(
+        """
+        0x0101 EXC_PPC_VM_PROT_READ
+        0x0102 EXC_PPC_BADSPACE
+        0x0103 EXC_PPC_UNALIGNED
+        """
+    ),
+    ("EXC_BAD_ACCESS", "x86"): {13: "EXC_I386_GPFLT"},
+    ("EXC_BAD_INSTRUCTION", "arm"): {1: "EXC_ARM_UNDEFINED"},
+    ("EXC_BAD_INSTRUCTION", "ppc"): table(
+        """
+        1 EXC_PPC_INVALID_SYSCALL
+        2 EXC_PPC_UNIPL_INST
+        3 EXC_PPC_PRIVINST
+        4 EXC_PPC_PRIVREG
+        5 EXC_PPC_TRACE
+        6 EXC_PPC_PERFMON
+        """
+    ),
+    ("EXC_BAD_INSTRUCTION", "x86"): table(
+        """
+        1 EXC_I386_INVOP
+        10 EXC_I386_INVTSSFLT
+        11 EXC_I386_SEGNPFLT
+        12 EXC_I386_STKFLT
+        13 EXC_I386_GPFLT
+        17 EXC_I386_ALIGNFLT
+        """
+    ),
+    ("EXC_ARITHMETIC", "arm"): table(
+        """
+        1 EXC_ARM_FP_IO
+        2 EXC_ARM_FP_DZ
+        3 EXC_ARM_FP_OF
+        4 EXC_ARM_FP_UF
+        5 EXC_ARM_FP_IX
+        6 EXC_ARM_FP_ID
+        """
+    ),
+    ("EXC_ARITHMETIC", "ppc"): table(
+        """
+        1 EXC_PPC_OVERFLOW
+        2 EXC_PPC_ZERO_DIVIDE
+        3 EXC_FLT_INEXACT
+        4 EXC_PPC_FLT_ZERO_DIVIDE
+        5 EXC_PPC_FLT_UNDERFLOW
+        6 EXC_PPC_FLT_OVERFLOW
+        7 EXC_PPC_FLT_NOT_A_NUMBER
+        8 EXC_PPC_NOEMULATION
+        9 EXC_PPC_ALTIVECASSIST
+        """
+    ),
+    ("EXC_ARITHMETIC", "x86"): table(
+        """
+        1 EXC_I386_DIV
+        2 EXC_I386_INTO
+        3 EXC_I386_NOEXT
+        4 EXC_I386_EXTOVR
+        5 EXC_I386_EXTERR
+        6 EXC_I386_EMERR
+        7 EXC_I386_BOUND
+        8 EXC_I386_SSEEXTERR
+        """
+    ),
+    ("EXC_BREAKPOINT", "arm"): {1: "EXC_ARM_BREAKPOINT"},
+    ("EXC_BREAKPOINT", "ppc"): {1: "EXC_PPC_BREAKPOINT"},
+    ("EXC_BREAKPOINT", "x86"): {1: "EXC_I386_SGL", 2: "EXC_I386_BPT"},
+}
+
+MAC_SOFTWARE_CODES = table(
+    """
+    0x00010002 SIGABRT
+    0xdeadc0de UNCAUGHT_NS_EXCEPTION
+    0x00000001 EXC_PPC_TRAP
+    0x00010100 EXC_PPC_MIGRATE
+    """
+)
+
+MAC_RESOURCE_TYPES = table(
+    """
+    1 RESOURCE_TYPE_CPU
+    2 RESOURCE_TYPE_WAKEUPS
+    3 RESOURCE_TYPE_MEMORY
+    4 RESOURCE_TYPE_IO
+    5 RESOURCE_TYPE_THREADS
+    """
+)
+MAC_RESOURCE_FLAVORS: dict[str, dict[int, str]] = {
+    "RESOURCE_TYPE_CPU": {1: "FLAVOR_CPU_MONITOR", 2: "FLAVOR_CPU_MONITOR_FATAL"},
+    "RESOURCE_TYPE_WAKEUPS": {1: "FLAVOR_WAKEUPS_MONITOR"},
+    "RESOURCE_TYPE_MEMORY": {1: "FLAVOR_HIGH_WATERMARK"},
+    "RESOURCE_TYPE_IO": {1: "FLAVOR_IO_PHYSICAL_WRITES", 2: "FLAVOR_IO_LOGICAL_WRITES"},
+    "RESOURCE_TYPE_THREADS": {1: "FLAVOR_THREADS_HIGH_WATERMARK"},
+}
+
+MAC_GUARD_TYPES = table(
+    """
+    0 GUARD_TYPE_NONE
+    1 GUARD_TYPE_MACH_PORT
+    2 GUARD_TYPE_FD
+    3 GUARD_TYPE_USER
+    4 GUARD_TYPE_VN
+    5 GUARD_TYPE_VIRT_MEMORY
+    6 GUARD_TYPE_REJECTED_SC
+    """
+)
+MAC_GUARD_FLAVORS: dict[str, dict[int, str]] = {
+    "GUARD_TYPE_MACH_PORT": table(
+        """
+        1 GUARD_EXC_DESTROY
+        2 GUARD_EXC_MOD_REFS
+        3 GUARD_EXC_INVALID_OPTIONS
+        4 GUARD_EXC_SET_CONTEXT
+        5 GUARD_EXC_THREAD_SET_STATE
+        0x00000008 GUARD_EXC_UNGUARDED
+        0x00000010 GUARD_EXC_INCORRECT_GUARD
+        0x00000020 GUARD_EXC_IMMOVABLE
+        0x00000040 GUARD_EXC_STRICT_REPLY
+        0x00000080 GUARD_EXC_MSG_FILTERED
+        0x00000100 GUARD_EXC_INVALID_RIGHT
+        0x00000200 GUARD_EXC_INVALID_NAME
+        0x00000400 GUARD_EXC_INVALID_VALUE
+        0x00000800 GUARD_EXC_INVALID_ARGUMENT
+        0x00001000 GUARD_EXC_RIGHT_EXISTS
+        0x00002000 GUARD_EXC_KERN_NO_SPACE
+        0x00004000 GUARD_EXC_KERN_FAILURE
+        0x00008000 GUARD_EXC_KERN_RESOURCE
+        0x00010000 GUARD_EXC_SEND_INVALID_REPLY
+        0x00020000 GUARD_EXC_SEND_INVALID_VOUCHER
+        0x00040000 GUARD_EXC_SEND_INVALID_RIGHT
+        0x00080000 GUARD_EXC_RCV_INVALID_NAME
+        0x00100000 GUARD_EXC_RCV_GUARDED_DESC
+        0x00200000 GUARD_EXC_MOD_REFS_NON_FATAL
+        0x00400000 GUARD_EXC_IMMOVABLE_NON_FATAL
+        0x00800000 GUARD_EXC_REQUIRE_REPLY_PORT_SEMANTICS
+        0x01000000 GUARD_EXC_EXCEPTION_BEHAVIOR_ENFORCE
+        """
+    ),
+    "GUARD_TYPE_FD": table(
+        """
+        0x01 GUARD_EXC_CLOSE
+        0x02 GUARD_EXC_DUP
+        0x04 GUARD_EXC_NOCLOEXEC
+        0x08 GUARD_EXC_SOCKET_IPC
+        0x10 GUARD_EXC_FILEPORT
+        0x20 GUARD_EXC_MISMATCH
+        0x40 GUARD_EXC_WRITE
+        """
+    ),
+    "GUARD_TYPE_VN": table(
+        """
+        0x01 GUARD_EXC_RENAME_TO
+        0x02 GUARD_EXC_RENAME_FROM
+        0x04 GUARD_EXC_UNLINK
+        0x08 GUARD_EXC_WRITE_OTHER
+        0x10 GUARD_EXC_TRUNC_OTHER
+        0x20 GUARD_EXC_LINK
+        0x40 GUARD_EXC_EXCHDATA
+        """
+    ),
+    "GUARD_TYPE_VIRT_MEMORY": {1: "GUARD_EXC_DEALLOC_GAP"},
+    "GUARD_TYPE_REJECTED_SC": {0: "GUARD_EXC_MACH_TRAP"},
+}

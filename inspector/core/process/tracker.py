@@ -1,0 +1,90 @@
+"""The symbolizer's and the downloads' states, turned into `SymbolsLoaded` and `Progress` events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from inspector.core.process.events import Progress, SymbolsLoaded
+from inspector.core.process.state import NOT_REQUESTED, ModuleSymbolSummary, ProcessState
+from inspector.core.symbols import DownloadState, DownloadStatus, Symbolizer, module_key
+
+if TYPE_CHECKING:
+    from inspector.core.symbols.server_supplier import ServerSymbolSupplier
+
+
+class SymbolTracker:
+    """Turns the symbolizer's and the downloads' states into `SymbolsLoaded` / `Progress` events."""
+
+    def __init__(
+        self, state: ProcessState, symbolizer: Symbolizer | None, supplier: ServerSymbolSupplier | None
+    ) -> None:
+        self.symbolizer = symbolizer
+        self.supplier = supplier
+        self.key_of = {entry.index: module_key(entry.module) for entry in state.modules}
+        self.key_to_index: dict[tuple[str, str, str, str], list[int]] = {}
+        for index, key in self.key_of.items():
+            self.key_to_index.setdefault(key, []).append(index)
+        self.requested: dict[int, ModuleSymbolSummary] = {}
+        self.shown: dict[int, ModuleSymbolSummary] = {}
+        self.downloads: dict[tuple[str, str, str, str], DownloadStatus] = {}
+        self.seen_loaded = 0
+        self.seen_downloads = -1
+        self.threads_walked = 0
+        self.threads_total = len(state.threads)
+
+    def summary(self, index: int) -> ModuleSymbolSummary:
+        """The module's final summary: what the walk asked for, with its latest download."""
+        return self.shown.get(index, NOT_REQUESTED)
+
+    def changes(self) -> Iterator[SymbolsLoaded | Progress]:
+        """Events for what changed since the last call (cheap when nothing did)."""
+        changed: set[int] = set()
+        symbolizer = self.symbolizer
+        if symbolizer is not None:
+            progress = symbolizer.progress
+            if progress.loaded != self.seen_loaded:
+                self.seen_loaded = progress.loaded
+                for key, symbols in symbolizer.statuses().items():
+                    for index in self.key_to_index.get(key, ()):
+                        if index not in self.requested:
+                            self.requested[index] = ModuleSymbolSummary.of(symbols)
+                            changed.add(index)
+        if self.supplier is not None and self.supplier.download_version != self.seen_downloads:
+            version, statuses = self.supplier.download_statuses()
+            if version != self.seen_downloads:
+                self.seen_downloads = version
+                for key, status in statuses.items():
+                    if self.downloads.get(key) != status:
+                        self.downloads[key] = status
+                        changed.update(self.key_to_index.get(key, ()))
+                for key in self.downloads.keys() - statuses.keys():  # dropped prefetches
+                    del self.downloads[key]
+                    changed.update(self.key_to_index.get(key, ()))
+        for index in sorted(changed):
+            summary = self.requested.get(index, NOT_REQUESTED)
+            download = self.downloads.get(self.key_of[index])
+            if download is not None and (summary.download is None or not summary.requested):
+                summary = replace(summary, download=download)
+            if self.shown.get(index) != summary:
+                self.shown[index] = summary
+                yield SymbolsLoaded(index, summary)
+        if changed and self.supplier is not None:
+            yield self.progress()
+
+    def progress(self) -> Progress:
+        requested = loaded = 0
+        if self.symbolizer is not None:
+            p = self.symbolizer.progress
+            requested, loaded = p.requested, p.loaded
+        active = done = failed = 0
+        for status in self.downloads.values():
+            if not status.state.settled:
+                active += 1
+            elif status.state in (DownloadState.DOWNLOADED, DownloadState.NOT_ON_SERVER):
+                done += 1
+            elif status.state is DownloadState.FAILED:
+                done += 1
+                failed += 1
+        return Progress(requested, loaded, self.threads_walked, self.threads_total, active, done, failed)
