@@ -2,8 +2,8 @@
 
 The corpus and the performance cases live in `../shared` beside the project (another folder
 with `CRASH_INSPECTOR_SHARED`). A fresh clone has none: the tests that need them skip, saying
-so. CI always has them: `.ci/run` sets `CRASH_INSPECTOR_REQUIRE_CORPUS=1`, and then a missing
-corpus fails those tests instead.
+so. Where `../shared` is there, `.ci/run` sets `CRASH_INSPECTOR_REQUIRE_CORPUS=1`, and then a
+missing corpus fails those tests instead.
 """
 
 from __future__ import annotations
