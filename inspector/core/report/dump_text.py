@@ -11,6 +11,7 @@ from refused streams, and every problem found.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -47,6 +48,7 @@ from inspector.core.minidump.modules import (
 )
 from inspector.core.minidump.system import format_system_time, format_time_t, utf16_units_to_string
 from inspector.core.report.context_text import context_text
+from inspector.core.types import Cpu
 
 ADDITIONS_MARKER = "==== Crash Inspector additions ===="
 
@@ -63,11 +65,12 @@ _RAW_TEXT_STREAMS = (
 )
 
 
-def render_dump(dump: Minidump, *, additions: bool = True) -> str:
-    """The whole report as one string."""
+def render_dump(dump: Minidump, *, additions: bool = True, brief: bool = True) -> str:
+    """The whole report as one string; `brief=False` adds the hex dumps of `minidump-stackwalk --dump`
+    (each thread's stack as pointer-width words, each memory region's bytes)."""
     dump.parse_all()
     out: list[str] = []
-    _rust_minidump_part(dump, out)
+    _rust_minidump_part(dump, out, brief=brief)
     if additions:
         out.append(f"\n{ADDITIONS_MARKER}\n\n")
         _additions(dump, out)
@@ -97,13 +100,19 @@ def _section(dump: Minidump, stream_type: int, value: T | None, render: Callable
         render(usable)
 
 
-def _rust_minidump_part(dump: Minidump, out: list[str]) -> None:
+def _rust_minidump_part(dump: Minidump, out: list[str], *, brief: bool) -> None:
     _header_and_directory(dump, out)
     system = _usable(dump, StreamType.SystemInfoStream, dump.system_info)
     with_system = system is not None
+    stacks = None if brief else _Stacks(dump, system)
 
     # Sections come in the order of rust-minidump's dump output, whatever the directory order.
-    _section(dump, StreamType.ThreadListStream, dump.thread_list, lambda v: _thread_list(v, with_system, out))
+    _section(
+        dump,
+        StreamType.ThreadListStream,
+        dump.thread_list,
+        lambda v: _thread_list(v, with_system, out, stacks),
+    )
     _section(dump, StreamType.ModuleListStream, dump.module_list, lambda v: _module_list(v, out))
     _section(
         dump,
@@ -116,10 +125,13 @@ def _rust_minidump_part(dump: Minidump, out: list[str]) -> None:
         dump,
         StreamType.Memory64ListStream,
         dump.memory64_list,
-        lambda v: _memory_list(v, out, sixty_four=True),
+        lambda v: _memory_list(v, out, sixty_four=True, brief=brief),
     )
     _section(
-        dump, StreamType.MemoryListStream, dump.memory_list, lambda v: _memory_list(v, out, sixty_four=False)
+        dump,
+        StreamType.MemoryListStream,
+        dump.memory_list,
+        lambda v: _memory_list(v, out, sixty_four=False, brief=brief),
     )
     _section(dump, StreamType.MemoryInfoListStream, dump.memory_info_list, lambda v: _memory_info(v, out))
     _section(dump, StreamType.ExceptionStream, dump.exception, lambda v: _exception(v, with_system, out))
@@ -170,14 +182,51 @@ def _header_and_directory(dump: Minidump, out: list[str]) -> None:
     out.append("\n")
 
 
-def _thread_list(threads: ThreadList, have_system_info: bool, out: list[str]) -> None:
+class _Stacks:
+    """What the full (not brief) dump needs to print each thread's stack words."""
+
+    def __init__(self, dump: Minidump, system: SystemInfo | None) -> None:
+        self.memory = dump.memory
+        # rust-minidump prints words of an unknown CPU (or without system info) as 64-bit
+        cpu = Cpu.UNKNOWN if system is None else system.cpu
+        self.width = 8 if cpu is Cpu.UNKNOWN else cpu.pointer_width
+
+    def lines(self, thread: Thread) -> str:
+        """`Stack` and one `offset: word` line per whole word, or `No stack`; a blank line after."""
+        # the thread's own bytes, else the memory region at its stack start (rust-minidump's `stack_memory`)
+        region = thread.stack if thread.stack is not None else self.memory.region_for(thread.stack_start)
+        if region is None:
+            return "No stack\n\n"
+        width = self.width
+        data = bytes(region.data[: len(region.data) - len(region.data) % width])
+        digits = 2 * width
+        out = ["Stack\n"]
+        code = f"{region.endian}{'I' if width == 4 else 'Q'}"
+        for i, (word,) in enumerate(struct.iter_unpack(code, data)):
+            out.append(f"    {i * width:#010x}: {word:#0{digits + 2}x}\n")
+        out.append("\n")
+        return "".join(out)
+
+
+def _hexdump(data: bytes | memoryview) -> str:
+    """rust-minidump's memory dump: 16 bytes a line, offset, hex, then the printable ASCII."""
+    out = []
+    for offset in range(0, len(data), 16):
+        chunk = bytes(data[offset : offset + 16])
+        hexes = "".join(f"{b:02x} " for b in chunk).ljust(48)
+        text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in chunk)
+        out.append(f"    {offset:08x}: {hexes}{text}\n")
+    return "".join(out)
+
+
+def _thread_list(threads: ThreadList, have_system_info: bool, out: list[str], stacks: _Stacks | None) -> None:
     out.append(f"MinidumpThreadList\n  thread_count = {len(threads)}\n\n")
     for i, thread in enumerate(threads):
         out.append(f"thread[{i}]\n")
-        _thread(thread, have_system_info, out)
+        _thread(thread, have_system_info, out, stacks)
 
 
-def _thread(thread: Thread, have_system_info: bool, out: list[str]) -> None:
+def _thread(thread: Thread, have_system_info: bool, out: list[str], stacks: _Stacks | None) -> None:
     out.append(
         "MINIDUMP_THREAD\n"
         f"  thread_id                   = {thread.thread_id:#x}\n"
@@ -195,7 +244,7 @@ def _thread(thread: Thread, have_system_info: bool, out: list[str]) -> None:
         out.append(context_text(thread.context))
     else:
         out.append("  (no context)\n\n")
-    out.append("\n")
+    out.append("\n" if stacks is None else stacks.lines(thread))
 
 
 def _module_list(modules: ModuleList, out: list[str]) -> None:
@@ -311,7 +360,7 @@ def _handles(handles: HandleData, out: list[str]) -> None:
         out.append("\n")
 
 
-def _memory_list(memory: MemoryList, out: list[str], *, sixty_four: bool) -> None:
+def _memory_list(memory: MemoryList, out: list[str], *, sixty_four: bool, brief: bool) -> None:
     title = "MinidumpMemory64List" if sixty_four else "MinidumpMemoryList"
     out.append(f"{title}\n  region_count = {len(memory.regions)}\n\n")
     for i, region in enumerate(memory.regions):
@@ -320,15 +369,18 @@ def _memory_list(memory: MemoryList, out: list[str], *, sixty_four: bool) -> Non
             out.append(
                 "MINIDUMP_MEMORY_DESCRIPTOR64\n"
                 f"  start_of_memory_range = {region.base:#x}\n"
-                f"  memory.data_size      = {region.size:#x}\n\n"
+                f"  memory.data_size      = {region.size:#x}\n"
             )
         else:
             out.append(
                 "MINIDUMP_MEMORY_DESCRIPTOR\n"
                 f"  start_of_memory_range = {region.base:#x}\n"
                 f"  memory.data_size      = {region.size:#x}\n"
-                f"  memory.rva            = {region.rva:#x}\n\n"
+                f"  memory.rva            = {region.rva:#x}\n"
             )
+        if not brief:
+            out.append("Memory\n" + _hexdump(region.data))
+        out.append("\n")
 
 
 def _memory_info(infos: MemoryInfoList, out: list[str]) -> None:
@@ -635,7 +687,7 @@ def _salvaged(dump: Minidump, out: list[str]) -> None:
         if isinstance(value, ThreadList):
             for i, thread in enumerate(value):
                 out.append(f"thread[{i}]\n")
-                _thread(thread, system is not None, out)
+                _thread(thread, system is not None, out, None)
         elif isinstance(value, ModuleList):
             for i, module in enumerate(value):
                 out.append(f"module[{i}]\n")
@@ -645,7 +697,7 @@ def _salvaged(dump: Minidump, out: list[str]) -> None:
         elif isinstance(value, HandleData):
             _handles(value, out)
         elif isinstance(value, MemoryList):
-            _memory_list(value, out, sixty_four=stream_type == StreamType.Memory64ListStream)
+            _memory_list(value, out, sixty_four=stream_type == StreamType.Memory64ListStream, brief=True)
         elif isinstance(value, MemoryInfoList):
             _memory_info(value, out)
         elif isinstance(value, ExceptionStream):
