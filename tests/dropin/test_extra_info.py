@@ -82,3 +82,4 @@ def test_the_microcode_version_is_only_a_fallback(
     info = read_extra_info(_write(tmp_path, {"CPUMicrocodeVersion": given}))
     state = apply_extra_info(_state_with_microcode(cpuinfo), info)
     assert state.system.cpu_microcode_version == expected
+    assert isinstance(hash(state), int)  # a state stays hashable (a frozen value) with the extra information
