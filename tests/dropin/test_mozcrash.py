@@ -7,9 +7,9 @@ frame that is not an abort function (inline frames first; parameters stripped), 
 (`$MOZBUILD_STATE_PATH/minidump-stackwalk/minidump-stackwalk`): the "local" mode here.
 
 Own crashes: the signature, exit code and pid mozcrash gets from ours must be what it gets from
-the reference (run live when installed; recorded from it below otherwise too). Corpus: the
-same, against the live reference when installed, else against the signature mozcrash derives
-from the reference's JSON in `../shared/corpus` and the exit code recorded with it.
+the reference, recorded below and, when it is installed, run live. Corpus: the same, against
+the signature mozcrash derives from the reference's JSON in `../shared/corpus` with the exit code
+recorded with it, and against the live reference when installed.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def run_mozcrash(
     """mozcrash's StackInfo for the one dump in `dumps`, with `binary` found as mozcrash finds it:
     MINIDUMP_STACKWALK in CI, the `mach bootstrap` location (which adds --brief) locally."""
     if local:
-        home = dumps.parent / "mozbuild"
+        home = dumps.with_name(f"{dumps.name}-mozbuild")
         installed = home / "minidump-stackwalk" / "minidump-stackwalk"
         installed.parent.mkdir(parents=True)
         installed.symlink_to(binary)
@@ -107,9 +107,9 @@ def test_own_crash_gets_the_references_signature(
     assert ("Loaded modules:" in ours.stackwalk_stdout) is not local  # --brief: crashing thread only
 
 
-@pytest.mark.parametrize("crash", own_crashes(), ids=lambda c: c.name)
+@pytest.mark.parametrize(("crash", "local"), _own_params())
 def test_own_crash_against_the_live_reference(
-    crash: OwnCrash, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    crash: OwnCrash, local: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reference = reference_binary()
     if reference is None:
@@ -118,7 +118,7 @@ def test_own_crash_against_the_live_reference(
     got = []
     for name, binary in (("ours", our_script()), ("reference", reference)):
         dumps = crash.dump_folder(tmp_path / name)
-        info = run_mozcrash(binary, dumps, symbols, monkeypatch, local=False)
+        info = run_mozcrash(binary, dumps, symbols, monkeypatch, local=local)
         got.append((info.signature, info.stackwalk_retcode, info.pid))
     assert got[0] == got[1]
 
