@@ -17,6 +17,7 @@ from tests.conftest import Case, read_cases
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "crashes"
+WINDOWS_FIXTURES = REPO / "tests" / "fixtures" / "windows-crashes"
 SAMPLE = REPO / "resources" / "examples"
 REFERENCE_VERSION = "minidump-stackwalk 0.25.0"
 REFERENCE_BINARY = REPO / "bench" / "data" / "peers" / "minidump-stackwalk"
@@ -70,7 +71,7 @@ class OwnCrash:
 
 
 def own_crashes() -> list[OwnCrash]:
-    """The crashes of `tests/fixtures/crashes` and the bundled sample."""
+    """The Linux crashes of `tests/fixtures/crashes` and the bundled sample."""
     crashes = [
         OwnCrash(case.name, case / f"{case.name}.dmp", (case / "symbols", FIXTURES / "system-symbols"))
         for case in sorted(FIXTURES.iterdir())
@@ -78,6 +79,15 @@ def own_crashes() -> list[OwnCrash]:
     ]
     crashes.append(OwnCrash("sample", SAMPLE / "sample.dmp", (SAMPLE / "symbols",)))
     return crashes
+
+
+def windows_crashes() -> list[OwnCrash]:
+    """The Windows crashes of `tests/fixtures/windows-crashes` (each beside its `.reference.json`)."""
+    return [
+        OwnCrash(f"{dump.parent.name}/{dump.stem}", dump, (WINDOWS_FIXTURES / "symbols",))
+        for build in ("O1", "O2")
+        for dump in sorted((WINDOWS_FIXTURES / build).glob("*.dmp"))
+    ]
 
 
 #: Cases whose `.sym` file rust-minidump 0.25 refuses and we read (tests/golden/KNOWN_DIFFERENCES.md,

@@ -7,7 +7,8 @@ frame that is not an abort function (inline frames first; parameters stripped), 
 (`$MOZBUILD_STATE_PATH/minidump-stackwalk/minidump-stackwalk`): the "local" mode here.
 
 Own crashes: the signature, exit code and pid mozcrash gets from ours must be what it gets from
-the reference, recorded below and, when it is installed, run live. Corpus: the same, against
+the reference, recorded below and, when it is installed, run live; for the Windows crashes, what
+it makes of the reference's JSON beside each dump. Corpus: the same, against
 the signature mozcrash derives from the reference's JSON in `../shared/corpus` with the exit code
 recorded with it, and against the live reference when installed.
 """
@@ -28,6 +29,7 @@ from tests.dropin.common import (
     our_script,
     own_crashes,
     reference_binary,
+    windows_crashes,
 )
 from tests.golden.conftest import case_params
 
@@ -36,6 +38,12 @@ mozcrash = pytest.importorskip("mozcrash.mozcrash", reason="mozcrash is part of 
 #: What mozcrash 2.2 got from minidump-stackwalk 0.25.0 for our own crashes: (signature, pid).
 #: The exit code was 0 for each, in both modes.
 REFERENCE_RESULTS = {
+    "analysis_div_zero": ("@ average", 23083),
+    "analysis_non_canonical": ("@ read_poisoned", 22992),
+    "analysis_null_call": ("@ close_device", 23038),
+    "analysis_null_read": ("@ read_balance", 22821),
+    "analysis_null_write": ("@ write_limit", 22952),
+    "analysis_stack_push": ("@ descend", 23127),
     "cxx_terminate": ("@ __pthread_kill_implementation", 12063),
     "fp_less_deep": ("@ parse_primary", 11936),
     "lib_callback": ("@ discounted_unit_price", 11968),
@@ -121,6 +129,20 @@ def test_own_crash_against_the_live_reference(
         info = run_mozcrash(binary, dumps, symbols, monkeypatch, local=local)
         got.append((info.signature, info.stackwalk_retcode, info.pid))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("crash", windows_crashes(), ids=lambda c: c.name)
+def test_windows_crash_gets_the_signature_of_the_reference_json(
+    crash: OwnCrash, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wine crashes name no debug ids: the reference finds their symbols only through a symbol
+    server's code-id lookup (which mozcrash cannot point it to), so its JSON beside each dump, made
+    that way, is the reference here (tests/golden/KNOWN_DIFFERENCES.md, modules without a debug id)."""
+    dumps = crash.dump_folder(tmp_path / "dumps")
+    ours = run_mozcrash(our_script(), dumps, crash.symbol_paths[0], monkeypatch, local=False)
+    document = json.loads(crash.dump.with_suffix(".reference.json").read_text(encoding="utf-8"))
+    signature = mozcrash.CrashInfo(str(tmp_path), None)._generate_signature(document)
+    assert (ours.signature, ours.stackwalk_retcode, ours.pid) == (signature, 0, document["pid"])
 
 
 def _reference_exit_codes() -> dict[str, int]:
