@@ -11,7 +11,6 @@ from refused streams, and every problem found.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -48,7 +47,7 @@ from inspector.core.minidump.modules import (
 )
 from inspector.core.minidump.system import format_system_time, format_time_t, utf16_units_to_string
 from inspector.core.report.context_text import context_text
-from inspector.core.types import Cpu
+from inspector.core.report.memory_text import StackWords, memory_list_text
 
 ADDITIONS_MARKER = "==== Crash Inspector additions ===="
 
@@ -104,7 +103,7 @@ def _rust_minidump_part(dump: Minidump, out: list[str], *, brief: bool) -> None:
     _header_and_directory(dump, out)
     system = _usable(dump, StreamType.SystemInfoStream, dump.system_info)
     with_system = system is not None
-    stacks = None if brief else _Stacks(dump, system)
+    stacks = None if brief else StackWords(dump, system)
 
     # Sections come in the order of rust-minidump's dump output, whatever the directory order.
     _section(
@@ -125,13 +124,13 @@ def _rust_minidump_part(dump: Minidump, out: list[str], *, brief: bool) -> None:
         dump,
         StreamType.Memory64ListStream,
         dump.memory64_list,
-        lambda v: _memory_list(v, out, sixty_four=True, brief=brief),
+        lambda v: memory_list_text(v, out, sixty_four=True, brief=brief),
     )
     _section(
         dump,
         StreamType.MemoryListStream,
         dump.memory_list,
-        lambda v: _memory_list(v, out, sixty_four=False, brief=brief),
+        lambda v: memory_list_text(v, out, sixty_four=False, brief=brief),
     )
     _section(dump, StreamType.MemoryInfoListStream, dump.memory_info_list, lambda v: _memory_info(v, out))
     _section(dump, StreamType.ExceptionStream, dump.exception, lambda v: _exception(v, with_system, out))
@@ -182,51 +181,16 @@ def _header_and_directory(dump: Minidump, out: list[str]) -> None:
     out.append("\n")
 
 
-class _Stacks:
-    """What the full (not brief) dump needs to print each thread's stack words."""
-
-    def __init__(self, dump: Minidump, system: SystemInfo | None) -> None:
-        self.memory = dump.memory
-        # rust-minidump prints words of an unknown CPU (or without system info) as 64-bit
-        cpu = Cpu.UNKNOWN if system is None else system.cpu
-        self.width = 8 if cpu is Cpu.UNKNOWN else cpu.pointer_width
-
-    def lines(self, thread: Thread) -> str:
-        """`Stack` and one `offset: word` line per whole word, or `No stack`; a blank line after."""
-        # the thread's own bytes, else the memory region at its stack start (rust-minidump's `stack_memory`)
-        region = thread.stack if thread.stack is not None else self.memory.region_for(thread.stack_start)
-        if region is None:
-            return "No stack\n\n"
-        width = self.width
-        data = bytes(region.data[: len(region.data) - len(region.data) % width])
-        digits = 2 * width
-        out = ["Stack\n"]
-        code = f"{region.endian}{'I' if width == 4 else 'Q'}"
-        for i, (word,) in enumerate(struct.iter_unpack(code, data)):
-            out.append(f"    {i * width:#010x}: {word:#0{digits + 2}x}\n")
-        out.append("\n")
-        return "".join(out)
-
-
-def _hexdump(data: bytes | memoryview) -> str:
-    """rust-minidump's memory dump: 16 bytes a line, offset, hex, then the printable ASCII."""
-    out = []
-    for offset in range(0, len(data), 16):
-        chunk = bytes(data[offset : offset + 16])
-        hexes = "".join(f"{b:02x} " for b in chunk).ljust(48)
-        text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in chunk)
-        out.append(f"    {offset:08x}: {hexes}{text}\n")
-    return "".join(out)
-
-
-def _thread_list(threads: ThreadList, have_system_info: bool, out: list[str], stacks: _Stacks | None) -> None:
+def _thread_list(
+    threads: ThreadList, have_system_info: bool, out: list[str], stacks: StackWords | None
+) -> None:
     out.append(f"MinidumpThreadList\n  thread_count = {len(threads)}\n\n")
     for i, thread in enumerate(threads):
         out.append(f"thread[{i}]\n")
         _thread(thread, have_system_info, out, stacks)
 
 
-def _thread(thread: Thread, have_system_info: bool, out: list[str], stacks: _Stacks | None) -> None:
+def _thread(thread: Thread, have_system_info: bool, out: list[str], stacks: StackWords | None) -> None:
     out.append(
         "MINIDUMP_THREAD\n"
         f"  thread_id                   = {thread.thread_id:#x}\n"
@@ -357,29 +321,6 @@ def _handles(handles: HandleData, out: list[str]) -> None:
                 f"next_info_rva: {info.next_info_rva}, info_type: {info.info_type}, "
                 f"size_of_info: {info.size_of_info} }}, type: {info.type_name}}}\n"
             )
-        out.append("\n")
-
-
-def _memory_list(memory: MemoryList, out: list[str], *, sixty_four: bool, brief: bool) -> None:
-    title = "MinidumpMemory64List" if sixty_four else "MinidumpMemoryList"
-    out.append(f"{title}\n  region_count = {len(memory.regions)}\n\n")
-    for i, region in enumerate(memory.regions):
-        out.append(f"region[{i}]\n")
-        if sixty_four:
-            out.append(
-                "MINIDUMP_MEMORY_DESCRIPTOR64\n"
-                f"  start_of_memory_range = {region.base:#x}\n"
-                f"  memory.data_size      = {region.size:#x}\n"
-            )
-        else:
-            out.append(
-                "MINIDUMP_MEMORY_DESCRIPTOR\n"
-                f"  start_of_memory_range = {region.base:#x}\n"
-                f"  memory.data_size      = {region.size:#x}\n"
-                f"  memory.rva            = {region.rva:#x}\n"
-            )
-        if not brief:
-            out.append("Memory\n" + _hexdump(region.data))
         out.append("\n")
 
 
@@ -697,7 +638,7 @@ def _salvaged(dump: Minidump, out: list[str]) -> None:
         elif isinstance(value, HandleData):
             _handles(value, out)
         elif isinstance(value, MemoryList):
-            _memory_list(value, out, sixty_four=stream_type == StreamType.Memory64ListStream, brief=True)
+            memory_list_text(value, out, sixty_four=stream_type == StreamType.Memory64ListStream, brief=True)
         elif isinstance(value, MemoryInfoList):
             _memory_info(value, out)
         elif isinstance(value, ExceptionStream):
