@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from inspector import __version__
-from inspector.cli import EXIT_OK, EXIT_UNUSABLE
 from inspector.cli_common import UsageError, failure_message, parse_arguments, write_stdout
+from inspector.commands import EXIT_OK, EXIT_UNUSABLE
 
 if TYPE_CHECKING:
     from inspector.core.minidump import Minidump
@@ -435,7 +435,8 @@ def _walk(dump: Minidump, args: argparse.Namespace) -> ProcessState:
     if args.recover_function_args:
         from inspector.core.arguments import recover_function_arguments
 
-        state = replace(state, function_arguments=recover_function_arguments(dump, state.threads))
+        stacks = [start.stack for start in state.thread_starts]
+        state = replace(state, function_arguments=recover_function_arguments(state.threads, stacks))
     return state
 
 

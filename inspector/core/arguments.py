@@ -19,15 +19,12 @@ guessed there). The rules, all rust-minidump's:
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from inspector.core.minidump import MemoryRegion
 from inspector.core.types import Cpu
 from inspector.core.unwind import CallStack
-
-if TYPE_CHECKING:
-    from inspector.core.process import ProcessState
 
 _WORD = 4
 
@@ -112,18 +109,18 @@ def recover_stack_arguments(stack: CallStack, memory: MemoryRegion | None) -> di
     return out
 
 
-def recover_function_arguments(state: ProcessState) -> tuple[tuple[tuple[int, int], FunctionArguments], ...]:
+def recover_function_arguments(
+    threads: Sequence[CallStack], stacks: Sequence[MemoryRegion | None]
+) -> tuple[tuple[tuple[int, int], FunctionArguments], ...]:
     """Guessed arguments for every x86 frame that has them, as ((thread index, frame index), arguments)
-    pairs (`ProcessState.function_arguments`). Each thread's stack memory is the one its walk read."""
-    if state.system.cpu is not Cpu.X86:
-        return ()
-    starts = state.thread_starts
-    out = []
-    for stack in state.threads:
-        if not stack.frames or stack.thread_index >= len(starts):
+    pairs (`ProcessState.function_arguments`); `stacks`: the stack memory each thread's walk read, by
+    thread index (`ProcessState.thread_starts`)."""
+    out: list[tuple[tuple[int, int], FunctionArguments]] = []
+    for stack in threads:
+        if not stack.frames or stack.thread_index >= len(stacks):
             continue
-        for frame_index, arguments in recover_stack_arguments(
-            stack, starts[stack.thread_index].stack
-        ).items():
-            out.append(((stack.thread_index, frame_index), arguments))
+        guessed = recover_stack_arguments(stack, stacks[stack.thread_index])
+        out.extend(
+            ((stack.thread_index, frame_index), arguments) for frame_index, arguments in guessed.items()
+        )
     return tuple(out)
