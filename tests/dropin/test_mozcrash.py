@@ -183,6 +183,7 @@ def _ours(
 @pytest.mark.golden
 @pytest.mark.parametrize("case", case_params(read_cases()))
 def test_corpus_dump_gets_the_signature_of_the_reference_json(
+    corpus_dir: Path,
     case: Case,
     ours_on_corpus: dict[str, tuple[object, int, object]],
     tmp_path: Path,
@@ -199,6 +200,7 @@ def test_corpus_dump_gets_the_signature_of_the_reference_json(
 @pytest.mark.golden
 @pytest.mark.parametrize("case", case_params(read_cases()))
 def test_corpus_dump_against_the_live_reference(
+    corpus_dir: Path,
     case: Case,
     ours_on_corpus: dict[str, tuple[object, int, object]],
     tmp_path: Path,

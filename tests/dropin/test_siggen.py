@@ -32,7 +32,7 @@ def signature(document: dict[str, object]) -> tuple[str, list[str], str]:
 @pytest.mark.golden
 @pytest.mark.parametrize("case", case_params(read_cases()))
 def test_siggen_gives_the_references_signature(
-    case: Case, symbols_cache: Path, capsys: pytest.CaptureFixture[str]
+    corpus_dir: Path, case: Case, symbols_cache: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, dump, symbol_paths, _ = case
     argv = ["stackwalk", "--json", "--symbols-cache", str(symbols_cache), str(CORPUS / dump)]
