@@ -25,11 +25,14 @@ def parse_arguments(
     parser: argparse.ArgumentParser,
     argv: list[str],
     check: Callable[[argparse.Namespace], None] | None = None,
+    *,
+    intermixed: bool = False,
 ) -> argparse.Namespace | int:
     """The parsed arguments, or the exit code when there is nothing to run: 0 after --help, 2 on a usage
-    error (argparse's, or a `UsageError` raised by `check`)."""
+    error (argparse's, or a `UsageError` raised by `check`). `intermixed`: options may come between
+    and after the positional arguments (`DUMP --json SYMBOLS`), as clap allows."""
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_intermixed_args(argv) if intermixed else parser.parse_args(argv)
         if check is not None:
             try:
                 check(args)
@@ -45,6 +48,31 @@ def _names(message: str, path: str) -> bool:
     return path in message or os.path.basename(path) in message
 
 
+def failure_message(
+    exc: Exception, *, input_path: str, log: logging.Logger, what: str, name_input: bool = False
+) -> str:
+    """The one line (without the `crash-inspector: error: ` prefix) for what went wrong making a report:
+    an `InspectorError`'s message (with `name_input`, after `input_path` unless it names it already), or an
+    internal error named after `input_path` (its traceback goes to `log` at debug level)."""
+    if isinstance(exc, InspectorError):
+        message = str(exc)
+        if name_input and not _names(message, input_path):
+            message = f"{input_path}: {message}"
+        return message
+    # a bug of ours on strange input: still one line, no traceback
+    log.debug("%s failed", what, exc_info=exc)
+    return f"{input_path}: internal error ({type(exc).__name__}: {exc}); please report it"
+
+
+def write_stdout(text: str) -> None:
+    """Write the report to stdout; a reader that went away (`| head`) is not an error of ours."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+
+
 def print_report(
     make_report: Callable[[], str],
     *,
@@ -54,25 +82,12 @@ def print_report(
     name_input: bool = False,
 ) -> int:
     """Make the report and write it to stdout; returns the exit code. What goes wrong on the way is one line
-    on stderr, never a traceback: an `InspectorError`'s message (with `name_input`, after `input_path`
-    unless it names it already), or an internal error named after `input_path` (its traceback goes to
-    `log` at debug level)."""
+    on stderr (`failure_message`), never a traceback."""
     try:
         text = make_report()
-    except InspectorError as exc:
-        message = str(exc)
-        if name_input and not _names(message, input_path):
-            message = f"{input_path}: {message}"
+    except Exception as exc:
+        message = failure_message(exc, input_path=input_path, log=log, what=what, name_input=name_input)
         print(f"crash-inspector: error: {message}", file=sys.stderr)
         return EXIT_UNUSABLE
-    except Exception as exc:  # a bug of ours on strange input: still one line, no traceback
-        log.debug("%s failed", what, exc_info=True)
-        problem = f"internal error ({type(exc).__name__}: {exc}); please report it"
-        print(f"crash-inspector: error: {input_path}: {problem}", file=sys.stderr)
-        return EXIT_UNUSABLE
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours, still a success
-        pass
+    write_stdout(text)
     return EXIT_OK

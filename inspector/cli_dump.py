@@ -48,17 +48,25 @@ def run(argv: list[str]) -> int:
     if isinstance(args, int):
         return args
 
-    from inspector.core.dumpfile import as_microdump, open_any_dump
-    from inspector.core.report.dump_text import render_dump
-
     def report() -> str:
-        with open_any_dump(args.file, microdump_index=args.microdump_index) as dump:
-            microdump = as_microdump(dump)
-            if microdump is not None:
-                from inspector.core.report.microdump_text import render_microdump
-
-                return render_microdump(microdump)
-            return render_dump(dump, additions=not args.no_additions)
+        return dump_report(args.file, microdump_index=args.microdump_index, additions=not args.no_additions)
 
     # open_any_dump's errors name the file as it resolved the path
     return print_report(report, input_path=args.file, log=log, what="dump")
+
+
+def dump_report(
+    path: str, *, microdump_index: int | None = None, additions: bool = True, brief: bool = True
+) -> str:
+    """The report of a minidump (`brief=False`: with the hex dumps of `minidump-stackwalk --dump`), or
+    the records of a microdump; `open_any_dump`'s errors are raised."""
+    from inspector.core.dumpfile import as_microdump, open_any_dump
+    from inspector.core.report.dump_text import render_dump
+
+    with open_any_dump(path, microdump_index=microdump_index) as dump:
+        microdump = as_microdump(dump)
+        if microdump is not None:
+            from inspector.core.report.microdump_text import render_microdump
+
+            return render_microdump(microdump)
+        return render_dump(dump, additions=additions, brief=brief)

@@ -91,8 +91,6 @@ def test_breakpad_policy_and_max_frames(dump_file: Path, capsys: pytest.CaptureF
 @pytest.mark.parametrize(
     "args",
     [
-        ["--pretty"],
-        ["--json", "--brief"],
         ["--machine", "--trace"],
         ["--json", "--machine"],
         ["--policy", "gdb"],
@@ -105,6 +103,22 @@ def test_usage_errors_exit_2(dump_file: Path, capsys: pytest.CaptureFixture[str]
     extra = [] if args == [] else [str(dump_file)]
     assert cli.main(["stackwalk", *args, *extra]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--pretty"], "--pretty is for the JSON report"),
+        (["--json", "--brief"], "--brief is only for --human, --cyborg and --dump"),
+        (["--machine", "--brief"], "--brief is only for --human, --cyborg and --dump"),
+    ],
+)
+def test_output_options_that_do_not_fit_exit_1_as_minidump_stackwalk(
+    dump_file: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert cli.main(["stackwalk", *args, str(dump_file)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"crash-inspector: error: {message}") and err.count("\n") == 1
 
 
 @pytest.mark.parametrize(

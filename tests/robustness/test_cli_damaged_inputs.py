@@ -181,7 +181,8 @@ def server_runs(
     for variant in SERVER_SAMPLE:
         path = variant.materialize(outcomes.directory)
         server = ["--symbols-url", dead_server_url, "--symbols-cache", str(cache)]
-        jobs[variant.name] = ["stackwalk", "--json", *server, str(path)]
+        # failed downloads are logged as warnings, which the default level (error) leaves out
+        jobs[variant.name] = ["stackwalk", "--json", "--verbose", "warn", *server, str(path)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {key: pool.submit(_run, args, cli_env) for key, args in jobs.items()}
         return {key: future.result() for key, future in futures.items()}

@@ -38,6 +38,7 @@ from inspector.core.unwind import CallStack, WalkOptions
 
 if TYPE_CHECKING:
     from inspector.core.analysis import CrashAnalysis
+    from inspector.core.arguments import FunctionArguments
     from inspector.core.microdump.dump import MicrodumpInfo
 
 
@@ -238,6 +239,11 @@ class ProcessState:
     #: symbol paths or servers were given: a module whose symbols were never looked up was not needed
     #: (without them nothing is looked up at all)
     symbols_searched: bool = False
+    #: `--evil-json`'s certificate subjects: (module file name, subject) pairs (rust-minidump's
+    #: `cert_info`); pairs rather than a dict keep the state hashable
+    cert_subjects: tuple[tuple[str, str], ...] = ()
+    #: `--recover-function-args`: ((thread index, frame index), guessed x86 arguments) pairs
+    function_arguments: tuple[tuple[tuple[int, int], FunctionArguments], ...] = ()
 
     @property
     def main_module(self) -> int | None:

@@ -47,6 +47,7 @@ from inspector.core.minidump.modules import (
 )
 from inspector.core.minidump.system import format_system_time, format_time_t, utf16_units_to_string
 from inspector.core.report.context_text import context_text
+from inspector.core.report.memory_text import StackWords, memory_list_text
 
 ADDITIONS_MARKER = "==== Crash Inspector additions ===="
 
@@ -63,11 +64,12 @@ _RAW_TEXT_STREAMS = (
 )
 
 
-def render_dump(dump: Minidump, *, additions: bool = True) -> str:
-    """The whole report as one string."""
+def render_dump(dump: Minidump, *, additions: bool = True, brief: bool = True) -> str:
+    """The whole report as one string; `brief=False` adds the hex dumps of `minidump-stackwalk --dump`
+    (each thread's stack as pointer-width words, each memory region's bytes)."""
     dump.parse_all()
     out: list[str] = []
-    _rust_minidump_part(dump, out)
+    _rust_minidump_part(dump, out, brief=brief)
     if additions:
         out.append(f"\n{ADDITIONS_MARKER}\n\n")
         _additions(dump, out)
@@ -97,13 +99,19 @@ def _section(dump: Minidump, stream_type: int, value: T | None, render: Callable
         render(usable)
 
 
-def _rust_minidump_part(dump: Minidump, out: list[str]) -> None:
+def _rust_minidump_part(dump: Minidump, out: list[str], *, brief: bool) -> None:
     _header_and_directory(dump, out)
     system = _usable(dump, StreamType.SystemInfoStream, dump.system_info)
     with_system = system is not None
+    stacks = None if brief else StackWords(dump, system)
 
     # Sections come in the order of rust-minidump's dump output, whatever the directory order.
-    _section(dump, StreamType.ThreadListStream, dump.thread_list, lambda v: _thread_list(v, with_system, out))
+    _section(
+        dump,
+        StreamType.ThreadListStream,
+        dump.thread_list,
+        lambda v: _thread_list(v, with_system, out, stacks),
+    )
     _section(dump, StreamType.ModuleListStream, dump.module_list, lambda v: _module_list(v, out))
     _section(
         dump,
@@ -116,10 +124,13 @@ def _rust_minidump_part(dump: Minidump, out: list[str]) -> None:
         dump,
         StreamType.Memory64ListStream,
         dump.memory64_list,
-        lambda v: _memory_list(v, out, sixty_four=True),
+        lambda v: memory_list_text(v, out, sixty_four=True, brief=brief),
     )
     _section(
-        dump, StreamType.MemoryListStream, dump.memory_list, lambda v: _memory_list(v, out, sixty_four=False)
+        dump,
+        StreamType.MemoryListStream,
+        dump.memory_list,
+        lambda v: memory_list_text(v, out, sixty_four=False, brief=brief),
     )
     _section(dump, StreamType.MemoryInfoListStream, dump.memory_info_list, lambda v: _memory_info(v, out))
     _section(dump, StreamType.ExceptionStream, dump.exception, lambda v: _exception(v, with_system, out))
@@ -170,14 +181,16 @@ def _header_and_directory(dump: Minidump, out: list[str]) -> None:
     out.append("\n")
 
 
-def _thread_list(threads: ThreadList, have_system_info: bool, out: list[str]) -> None:
+def _thread_list(
+    threads: ThreadList, have_system_info: bool, out: list[str], stacks: StackWords | None
+) -> None:
     out.append(f"MinidumpThreadList\n  thread_count = {len(threads)}\n\n")
     for i, thread in enumerate(threads):
         out.append(f"thread[{i}]\n")
-        _thread(thread, have_system_info, out)
+        _thread(thread, have_system_info, out, stacks)
 
 
-def _thread(thread: Thread, have_system_info: bool, out: list[str]) -> None:
+def _thread(thread: Thread, have_system_info: bool, out: list[str], stacks: StackWords | None) -> None:
     out.append(
         "MINIDUMP_THREAD\n"
         f"  thread_id                   = {thread.thread_id:#x}\n"
@@ -195,7 +208,7 @@ def _thread(thread: Thread, have_system_info: bool, out: list[str]) -> None:
         out.append(context_text(thread.context))
     else:
         out.append("  (no context)\n\n")
-    out.append("\n")
+    out.append("\n" if stacks is None else stacks.lines(thread))
 
 
 def _module_list(modules: ModuleList, out: list[str]) -> None:
@@ -309,26 +322,6 @@ def _handles(handles: HandleData, out: list[str]) -> None:
                 f"size_of_info: {info.size_of_info} }}, type: {info.type_name}}}\n"
             )
         out.append("\n")
-
-
-def _memory_list(memory: MemoryList, out: list[str], *, sixty_four: bool) -> None:
-    title = "MinidumpMemory64List" if sixty_four else "MinidumpMemoryList"
-    out.append(f"{title}\n  region_count = {len(memory.regions)}\n\n")
-    for i, region in enumerate(memory.regions):
-        out.append(f"region[{i}]\n")
-        if sixty_four:
-            out.append(
-                "MINIDUMP_MEMORY_DESCRIPTOR64\n"
-                f"  start_of_memory_range = {region.base:#x}\n"
-                f"  memory.data_size      = {region.size:#x}\n\n"
-            )
-        else:
-            out.append(
-                "MINIDUMP_MEMORY_DESCRIPTOR\n"
-                f"  start_of_memory_range = {region.base:#x}\n"
-                f"  memory.data_size      = {region.size:#x}\n"
-                f"  memory.rva            = {region.rva:#x}\n\n"
-            )
 
 
 def _memory_info(infos: MemoryInfoList, out: list[str]) -> None:
@@ -635,7 +628,7 @@ def _salvaged(dump: Minidump, out: list[str]) -> None:
         if isinstance(value, ThreadList):
             for i, thread in enumerate(value):
                 out.append(f"thread[{i}]\n")
-                _thread(thread, system is not None, out)
+                _thread(thread, system is not None, out, None)
         elif isinstance(value, ModuleList):
             for i, module in enumerate(value):
                 out.append(f"module[{i}]\n")
@@ -645,7 +638,7 @@ def _salvaged(dump: Minidump, out: list[str]) -> None:
         elif isinstance(value, HandleData):
             _handles(value, out)
         elif isinstance(value, MemoryList):
-            _memory_list(value, out, sixty_four=stream_type == StreamType.Memory64ListStream)
+            memory_list_text(value, out, sixty_four=stream_type == StreamType.Memory64ListStream, brief=True)
         elif isinstance(value, MemoryInfoList):
             _memory_info(value, out)
         elif isinstance(value, ExceptionStream):

@@ -9,8 +9,11 @@ columns. Inline frames come first, `Found by: inlining`.
 
 The crash analysis lines (`Crashing instruction:`, ...) are rust-minidump's
 (`analysis_text`); for x86, ARM and ARM64 crashes, which rust-minidump 0.25 does not analyse,
-ours are printed too unless `beyond_reference=False`. With `trace=True` each frame is
-followed by how it was found (`trace_text`: the explanation tree the window shows too).
+ours are printed too unless `beyond_reference=False`. Certificate subjects
+(`ProcessState.cert_subjects`, `--evil-json`) follow the module lines and guessed x86
+arguments (`function_arguments`, `--recover-function-args`) their frames, as rust-minidump
+prints them. With `trace=True` each frame is followed by how it was found (`trace_text`: the
+explanation tree the window shows too).
 
 Our additions, printed only when there is something to say: a walk stopped by the frame
 limit ends with a line saying so, and the report closes with `Problems found in the inputs
@@ -22,8 +25,10 @@ symbol files, symbol files rust-minidump would refuse, walks cut short).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from inspector.core.arguments import FunctionArguments
 from inspector.core.process import ModuleEntry, ProcessState
 from inspector.core.report.analysis_text import human_lines, shown_analysis
 from inspector.core.report.frame_text import frame_label, frame_lines, register_lines
@@ -69,13 +74,14 @@ def problem_section(state: ProcessState) -> str:
 
 def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: bool) -> str:
     out: list[str] = []
+    arguments = dict(state.function_arguments)
     _summary(state, out, beyond_reference)
     requesting = state.requesting_thread
     if requesting is not None:
         stack = state.threads[requesting]
         status = "crashed" if state.crashed else "requested dump, did not crash"
         out.append(f"Thread {requesting} {stack.thread_name or ''} ({status}) - tid: {stack.thread_id}")
-        _stack(stack, out, trace=_source(state, requesting) if trace else None)
+        _stack(stack, out, trace=_source(state, requesting) if trace else None, arguments=arguments)
         out.append("")
     if brief:
         return "\n".join(out) + "\n"
@@ -83,17 +89,18 @@ def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: 
         if i == requesting or stack.info is CallStackInfo.DUMP_THREAD_SKIPPED:
             continue
         out.append(f"Thread {i} {stack.thread_name or ''} - tid: {stack.thread_id}")
-        _stack(stack, out, trace=_source(state, i) if trace else None)
+        _stack(stack, out, trace=_source(state, i) if trace else None, arguments=arguments)
     out.append("")
     out.append("Loaded modules:")
     main = None if state.main_module is None else state.modules[state.main_module].module.base
+    subjects = dict(state.cert_subjects)
     for entry in _by_address(state):
         module = entry.module
         end = module.base + module.size - 1
         line = f"{module.base:#010x} - {end:#010x}  {module.filename}  {module.version or '???'}"
         if module.base == main:
             line += "  (main)"
-        out.append(line)
+        out.append(_with_subject(line, subjects.get(module.filename)))
     out.append("")
     out.append("Unloaded modules:")
     unloaded = sorted(
@@ -101,7 +108,8 @@ def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: 
         key=lambda m: (m.base, m.base + m.size - 1),
     )
     for gone in unloaded:
-        out.append(f"{gone.base:#010x} - {gone.base + gone.size - 1:#010x}  {gone.filename}")
+        line = f"{gone.base:#010x} - {gone.base + gone.size - 1:#010x}  {gone.filename}"
+        out.append(_with_subject(line, subjects.get(gone.filename)))
     if state.unimplemented_streams:
         out.append("")
         out.append("Unimplemented streams encountered:")
@@ -120,6 +128,11 @@ def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: 
         out.append("Soft errors were encountered when minidump was written:")
         out.append(json.dumps(soft, indent=2, ensure_ascii=False))
     return "\n".join(out) + "\n"
+
+
+def _with_subject(line: str, subject: str | None) -> str:
+    """A module line with its `--evil-json` certificate subject, as rust-minidump appends it."""
+    return line if subject is None else f"{line} ({subject})"
 
 
 def _by_address(state: ProcessState) -> list[ModuleEntry]:
@@ -215,8 +228,15 @@ def _source(state: ProcessState, thread_index: int) -> str:
     return "context" if source is None else source.value
 
 
-def _stack(stack: CallStack, out: list[str], *, trace: str | None) -> None:
-    """The thread's frames; with `trace` (where frame 0's registers come from) also how each was found."""
+def _stack(
+    stack: CallStack,
+    out: list[str],
+    *,
+    trace: str | None,
+    arguments: Mapping[tuple[int, int], FunctionArguments],
+) -> None:
+    """The thread's frames (each with its guessed `arguments`, if any); with `trace` (where frame 0's
+    registers come from) also how each was found."""
     if not stack.frames:
         out.append("<no frames>")
     number = 0
@@ -224,6 +244,9 @@ def _stack(stack: CallStack, out: list[str], *, trace: str | None) -> None:
     for index, frame in enumerate(stack.frames):
         lines, number = frame_lines(frame, number)
         out.extend(lines)
+        guessed = arguments.get((stack.thread_index, frame.index))
+        if guessed is not None:
+            out.extend(argument_lines(guessed, frame.context.pointer_width))
         if trace is not None:
             termination = stack.termination if index == last else None
             out.extend(
@@ -243,3 +266,14 @@ def _stack(stack: CallStack, out: list[str], *, trace: str | None) -> None:
         )
     ):
         out.append(f"    ({stack.termination.message}; the frames beyond it are not shown)")
+
+
+def argument_lines(guessed: FunctionArguments, pointer_width: int) -> list[str]:
+    """`--recover-function-args`: the assumed convention, one line per argument, then a blank line."""
+    out = [f"    Arguments (assuming {guessed.convention.value})"]
+    digits = 2 * pointer_width
+    for i, argument in enumerate(guessed.arguments):
+        value = "<unknown>" if argument.value is None else f"0x{argument.value:0{digits}x}"
+        out.append(f"        arg {i} ({argument.name}) = {value}")
+    out.append("")
+    return out

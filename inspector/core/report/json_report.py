@@ -21,7 +21,7 @@ addition: `crash_info.inspector_code_source`, where the crashing instruction's b
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from inspector.core.minidump import basename
@@ -59,6 +59,7 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
     system = state.system
     crash = state.crash
     threads = [_thread(stack, hexa) for stack in state.threads]
+    subjects = dict(state.cert_subjects)
     document: dict[str, JsonValue] = {
         "status": "OK",
         "system_info": {
@@ -120,8 +121,8 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
         # rust-minidump 0.25 writes 0 whatever the modules, none included (`ProcessState.main_module`
         # is None then); its JSON schema says the first module is always the main one
         "main_module": 0,
-        "modules_contains_cert_info": False,
-        "modules": [_module(entry, hexa) for entry in state.modules],
+        "modules_contains_cert_info": bool(subjects),
+        "modules": [_module(entry, hexa, subjects) for entry in state.modules],
         "pid": state.process_id,
         "thread_count": len(state.threads),
         "threads": list(threads),
@@ -131,7 +132,8 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
                 "code_id": module.code_id,
                 "end_addr": hexa(module.base + module.size),
                 "filename": module.code_file,
-                "cert_subject": None,
+                # rust-minidump looks unloaded modules up by their whole name here (by base name in --human)
+                "cert_subject": subjects.get(module.code_file),
             }
             for module in state.unloaded_modules
         ],
@@ -221,7 +223,7 @@ def _registers(frame: StackFrame) -> dict[str, JsonValue]:
     return {name: ctx.format_register(name) for name, _ in ctx.valid_registers()}
 
 
-def _module(entry: ModuleEntry, hexa: _Hex) -> dict[str, JsonValue]:
+def _module(entry: ModuleEntry, hexa: _Hex, cert_subjects: Mapping[str, str]) -> dict[str, JsonValue]:
     module = entry.module
     symbols = entry.symbols
     match = symbols.match
@@ -238,7 +240,7 @@ def _module(entry: ModuleEntry, hexa: _Hex) -> dict[str, JsonValue]:
         "filename": module.filename,
         "code_id": module.code_id,
         "version": module.version,
-        "cert_subject": None,
+        "cert_subject": cert_subjects.get(module.filename),
         "missing_symbols": symbols.missing,
         "loaded_symbols": symbols.loaded,
         "corrupt_symbols": symbols.corrupt,

@@ -16,18 +16,21 @@ names (`CON`, `nul.txt`, `COM1`, …), names longer than `MAX_COMPONENT_BYTES`,
 and the cache's own folder names. On top of that, every path is checked to
 resolve inside the root before anything is written.
 
-A download is written to a temporary file under `.partial/` and renamed into
-place only when complete, so another process (or the next walk) never sees
-half a file. The URL it came from is appended as an `INFO URL <url>` line
+A download is written to a temporary file under `.partial/` (or `partial_dir`,
+`--symbols-tmp`; on another filesystem it is copied beside the target first) and
+renamed into place only when complete, so another process (or the next walk) never
+sees half a file. The URL it came from is appended as an `INFO URL <url>` line
 (rust-minidump's convention), so a later cache hit still reports `symbol_url`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import logging
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -104,9 +107,17 @@ class UnsafePath(ValueError):
 class DownloadCache:
     """A folder of downloaded `.sym` files plus the remembered "not found" answers."""
 
-    def __init__(self, root: str | os.PathLike[str], *, negative_ttl: float = 24 * 3600) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        negative_ttl: float = 24 * 3600,
+        partial_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.root = Path(root)
         self.negative_ttl = negative_ttl
+        #: where downloads are written before the rename (minidump-stackwalk's `--symbols-tmp`)
+        self.partial_dir = self.root / PARTIAL_DIR if partial_dir is None else Path(partial_dir)
 
     # ---- finding ---------------------------------------------------------------------------
 
@@ -135,9 +146,8 @@ class DownloadCache:
         (an exception, a cancelled or truncated download).
         """
         final = self._checked_target(lookup)
-        partial = self.root / PARTIAL_DIR
-        partial.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix="download-", suffix=".part", dir=partial)
+        self.partial_dir.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix="download-", suffix=".part", dir=self.partial_dir)
         handle = PendingFile(os.fdopen(fd, "w+b"), Path(name), final)
         try:
             yield handle
@@ -162,13 +172,35 @@ class DownloadCache:
         pending.final.parent.mkdir(parents=True, exist_ok=True)
         self._check_inside(pending.final.parent)
         try:
-            os.replace(pending.temp, pending.final)
+            self._rename(pending.temp, pending.final)
         except PermissionError:
             # Windows: another process has the same file open; theirs is as good as ours.
             if not pending.final.is_file():
                 raise
         pending.committed = True
         return pending.final
+
+    def _rename(self, temp: Path, final: Path) -> None:
+        try:
+            os.replace(temp, final)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            # `--symbols-tmp` on another filesystem: copy next to the target first, so that the
+            # file still appears whole or not at all
+            own = self.root / PARTIAL_DIR
+            own.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix="download-", suffix=".part", dir=own)
+            os.close(fd)
+            try:
+                shutil.copyfile(temp, name)
+                os.replace(name, final)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(name)
+                raise
+            with contextlib.suppress(OSError):
+                temp.unlink()
 
     def _checked_target(self, lookup: SymbolLookup) -> Path:
         final = self.path_for(lookup)

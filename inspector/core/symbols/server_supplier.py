@@ -75,6 +75,8 @@ class SymbolServerOptions:
     this many downloads at once. `prefetch`: download the modules the threads'
     registers and stack words point into before the walk asks for them.
     `negative_ttl`: seconds a "not on server" answer is remembered (0: never).
+    `partial_dir`: where downloads are written before they are renamed into the cache
+    (None: `.partial/` inside it; minidump-stackwalk's `--symbols-tmp`).
     """
 
     servers: tuple[SymbolServer, ...] = ()
@@ -84,6 +86,7 @@ class SymbolServerOptions:
     parallel: int = 4
     prefetch: bool = True
     negative_ttl: float = 24 * 3600
+    partial_dir: str | os.PathLike[str] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -139,7 +142,9 @@ class ServerSymbolSupplier(SymbolSupplier):
         else:
             self._temp_root = tempfile.mkdtemp(prefix="crash-inspector-symbols-")
             root = Path(self._temp_root)
-        self.download_cache = DownloadCache(root, negative_ttl=servers.negative_ttl)
+        self.download_cache = DownloadCache(
+            root, negative_ttl=servers.negative_ttl, partial_dir=servers.partial_dir
+        )
         self.download_cache.clean_partials()
         self.problems = (*self.problems, *bad)
         self._abort = cancel.child()

@@ -80,10 +80,22 @@ def test_a_download_timeout_is_reported_in_the_modules(
 
 
 @pytest.mark.parametrize(
+    "url",
+    ["ftp://example.com/symbols", "symbols.example.com"],
+)
+def test_a_url_that_cannot_be_used_is_a_problem_and_the_walk_goes_on(
+    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """minidump-stackwalk ignores such a server; we do too, and say so in the report."""
+    doc = _walk(capsys, "--symbols-url", url, "--symbols-cache", str(tmp_path), paths=(SYMBOL_TREES[0],))
+    problems = [p["message"] for p in doc["inspector_problems"]]  # type: ignore[union-attr]
+    assert len(problems) == 1 and url in problems[0], problems
+    assert {m["filename"]: m["loaded_symbols"] for m in doc["modules"]}["render_farm"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
     "args",
     [
-        ["--symbols-url", "ftp://example.com/symbols"],
-        ["--symbols-url", "symbols.example.com"],
         ["--symbols-download-timeout", "0"],
         ["--symbols-download-timeout", "soon"],
         ["--symbols-max-download", "-1"],
