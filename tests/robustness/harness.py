@@ -9,9 +9,10 @@ is caught and kept as text: the tests fail on it with the variant's name.
 `assert_nothing_lost(outcome, original, expected)` checks that what a damaged dump still holds
 (`damage.survivors`) is in its outcome, equal to the undamaged original's.
 
-`time_limit(seconds)` interrupts pure-Python work that runs too long (SIGALRM in the main
+`time_limit(seconds)` interrupts pure-Python work that runs too long (SIGPROF in the main
 thread): a hang becomes `Hang`, a `BaseException` our `except Exception` clauses cannot
-swallow.
+swallow. The limit counts this process's CPU time, not wall time: a hang spins, while a machine
+busy with other work only makes an honest run wait longer (wall-clock limits failed that way).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from inspector.core.report.microdump_text import render_microdump
 from inspector.core.unwind import WalkOptions
 from tests.robustness.damage import Survivors
 
-#: Longest one input may take in-process (a few milliseconds is usual; the machine is shared).
+#: Most CPU time one input may take in-process (a few milliseconds is usual).
 IN_PROCESS_SECONDS = 5.0
 
 
@@ -48,15 +49,15 @@ class Hang(BaseException):
 @contextlib.contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
     def expire(signum: int, frame: object) -> None:
-        raise Hang(f"still running after {seconds} s")
+        raise Hang(f"still running after {seconds} s of CPU time")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 #: (instruction, trust, module file name, function name) of one frame
