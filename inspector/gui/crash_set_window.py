@@ -1,15 +1,15 @@
 """The Crash Set window: a folder of dumps triaged and grouped by signature, beside the inspector.
 
-File › Open Folder… (or dropping a folder that holds dumps on the main window) opens one:
-the triage runs in its own worker thread (`JobRunner`, the job in `crash_set_job`) and
-its results stream into the model as they come. Above the groups, a bar per group
-(pyqtgraph, the 20 biggest; clicking a bar selects its group). Expanding a group lists
-its dumps; double-clicking a dump opens it in the main window's inspector view. When the
-symbol settings change the set is triaged again with them.
+File › Open Folder of Dumps… (or dropping a folder that holds dumps on the main window)
+opens one: the triage runs in its own worker thread (`JobRunner`, the job in
+`crash_set_job`) and its results stream into the model as they come. Above the groups, a
+bar per group (pyqtgraph, the 15 biggest; clicking a bar selects its group). Expanding a
+group lists its dumps; double-clicking a dump opens it in the main window's inspector view.
+When the symbol paths or servers change the set is triaged again with them.
 
-`CrashSets` is the main window's side: the menu action, opening windows, forwarding the
-symbol settings. The main window only creates it, hands it dropped folders and tells it
-when the symbol settings changed.
+`CrashSets` is the main window's side: the menu action, opening windows, following the
+symbol settings (an `AnalysisSettings` listener). The main window only creates it, puts its
+action in the File menu, hands it dropped folders of dumps and closes it.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMainWindow,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -45,8 +46,8 @@ from inspector.gui.theme import Theme
 from inspector.gui.worker import JobRunner
 
 if TYPE_CHECKING:
-    from inspector.gui.analysis_settings import Pushed
-    from inspector.gui.main_window import MainWindow
+    from inspector.gui.analysis_settings import AnalysisSettings, Pushed
+    from inspector.gui.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -321,9 +322,8 @@ class CrashSetWindow(QWidget):
         super().closeEvent(event)
 
 
-def options_for(main: MainWindow) -> TriageOptions:
-    """The main window's symbol settings (as its analysis uses them) for a triage."""
-    session = main.session
+def options_for(session: Session) -> TriageOptions:
+    """The session's symbol settings (as its analysis uses them) for a triage."""
     servers = session.symbol_servers
     return TriageOptions(
         symbol_paths=tuple(str(p) for p in session.symbol_paths),
@@ -334,32 +334,45 @@ def options_for(main: MainWindow) -> TriageOptions:
 
 
 class CrashSets:
-    """The main window's crash sets: File › Open Folder…, dropped folders, symbol settings."""
+    """The main window's crash sets: File › Open Folder…, dropped folders, symbol settings.
+
+    `window` is the main window: it parents the crash set windows and takes the action;
+    `analysis_settings` its symbol settings; `open_dump` shows a dump in it; `theme` gives its
+    current theme.
+    """
 
     def __init__(
-        self, main: MainWindow, *, options: Callable[[MainWindow], TriageOptions] = options_for
+        self,
+        window: QMainWindow,
+        analysis_settings: AnalysisSettings,
+        *,
+        open_dump: Callable[[Path], None],
+        theme: Callable[[], Theme],
     ) -> None:
-        self.main = main
-        self._options = options
+        self.window = window
+        self.session = analysis_settings.session
+        self.settings = analysis_settings.settings
+        self._open_dump_in_window = open_dump
+        self._theme = theme
         self.windows: list[CrashSetWindow] = []
-        self.open_folder_action = QAction("Open &Folder of Dumps…", main)
+        self.open_folder_action = QAction("Open &Folder of Dumps…", window)
         self.open_folder_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
         tip = "Triage every minidump in a folder: group them by crash signature"
         self.open_folder_action.setStatusTip(tip)
         self.open_folder_action.setToolTip(tip)
         self.open_folder_action.triggered.connect(self.choose_folder)
-        main.addAction(self.open_folder_action)
-        main.analysis_settings.listeners.append(self._on_pushed)
+        window.addAction(self.open_folder_action)
+        analysis_settings.listeners.append(self._on_pushed)
 
     @Slot()
     def choose_folder(self) -> None:
-        start = self.main.settings.last_directory
-        folder = QFileDialog.getExistingDirectory(self.main, "Triage a folder of dumps", str(start or ""))
+        start = self.settings.last_directory
+        folder = QFileDialog.getExistingDirectory(self.window, "Triage a folder of dumps", str(start or ""))
         if folder:
             self.open([Path(folder)])
 
     def open(self, folders: Iterable[Path]) -> CrashSetWindow:
-        window = CrashSetWindow(folders, self._options(self.main), self.main.theme, self.main)
+        window = CrashSetWindow(folders, options_for(self.session), self._theme(), self.window)
         window.open_dump_requested.connect(self._open_dump)
         window.closed.connect(lambda w=window: self._forget(w))
         self.windows.append(window)
@@ -376,9 +389,9 @@ class CrashSets:
 
     @Slot(str)
     def _open_dump(self, path: str) -> None:
-        self.main.open_dump(Path(path))
-        self.main.raise_()
-        self.main.activateWindow()
+        self._open_dump_in_window(Path(path))
+        self.window.raise_()
+        self.window.activateWindow()
 
     def _on_pushed(self, pushed: Pushed) -> None:
         if pushed.paths or pushed.servers:  # a triage walks with the default policy, as the command does
@@ -386,7 +399,7 @@ class CrashSets:
 
     def symbols_changed(self) -> None:
         """The main window's symbol settings changed: triage every open set again with them."""
-        options = self._options(self.main)
+        options = options_for(self.session)
         for window in self.windows:
             window.set_options(options)
 

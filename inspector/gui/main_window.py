@@ -112,7 +112,10 @@ class MainWindow(QMainWindow):
         self.plot_pane = StackPlotPane(session, theme)
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
-        self.crash_sets = CrashSets(self)  # File › Open Folder of Dumps…, dropped folders of dumps
+        # File › Open Folder of Dumps…, dropped folders of dumps
+        self.crash_sets = CrashSets(
+            self, self.analysis_settings, open_dump=self.open_dump, theme=lambda: self.theme
+        )
         self._build_actions()
         self._build_menus()
         self._build_tool_bar()

@@ -18,37 +18,27 @@ import pytest
 
 from inspector.core.triage import TriageOptions, signature_of, triage_dump
 from tests.conftest import CORPUS, Case, read_cases
+from tests.dropin.common import WITH_THE_FILE_ACCEPTED, expected_case
 from tests.golden.conftest import case_params
 from tests.triage.conftest import OWN_CRASHES, REPO
-
-#: KNOWN_DIFFERENCES.md §1: rust-minidump refuses these cases' .sym file, we read it and name
-#: frame 0. Our signature is then the reference's on the same dump with the file fixed.
-REFUSED_SYMBOLS = {
-    "breakpad/linux_inline": "breakpad/linux_inline.new-inline-syms-with-final-newline",
-    "breakpad/linux_inline.old-inline-syms": "breakpad/linux_inline.new-inline-syms-with-final-newline",
-}
 
 REFERENCE_SIGNATURES = REPO / "tests" / "fixtures" / "crashes" / "reference-signatures.tsv"
 REFERENCE_STACKWALK = REPO / "bench" / "data" / "peers" / "minidump-stackwalk"
 
 
-def _reference_signature(label: str) -> str:
-    cases = {case[0]: case for case in read_cases()}
-    return signature_of(json.loads((CORPUS / cases[label][3]).read_text(encoding="utf-8")))
-
-
 @pytest.mark.golden
 @pytest.mark.parametrize("case", case_params(read_cases()))
 def test_corpus_signature_is_siggens_on_the_reference_json(case: Case, index_cache: str) -> None:
-    label, dump, symbols, _ = case
+    """KNOWN_DIFFERENCES.md §1: for the two cases whose .sym file rust-minidump refuses and we read,
+    ours is the reference's signature with the file accepted (and differs from the refusing run's)."""
+    label, dump, symbols, reference = case
     options = TriageOptions(symbol_paths=tuple(str(CORPUS / s) for s in symbols), index_cache=index_cache)
     ours = triage_dump(CORPUS / dump, options)
     assert ours.readable, ours.problems
-    if label in REFUSED_SYMBOLS:
-        assert ours.signature != _reference_signature(label)  # else §1 no longer applies: update it
-        assert ours.signature == _reference_signature(REFUSED_SYMBOLS[label])
-    else:
-        assert ours.signature == _reference_signature(label)
+    expected = expected_case(case)[3]
+    assert ours.signature == signature_of(json.loads((CORPUS / expected).read_text(encoding="utf-8")))
+    if label in WITH_THE_FILE_ACCEPTED:  # else §1 no longer applies: update it
+        assert ours.signature != signature_of(json.loads((CORPUS / reference).read_text(encoding="utf-8")))
 
 
 def _read_reference_signatures() -> dict[str, str]:
