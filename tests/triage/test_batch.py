@@ -214,3 +214,17 @@ def test_symbols_from_a_server_give_the_same_signatures_in_worker_processes(
         assert (tmp_path / "cache" / "symbols" / "render_farm").is_dir()
     finally:
         server.close()
+
+
+def test_a_microdump_log_in_a_folder_is_found_by_content_and_triaged(
+    corpus_dir: Path, tmp_path: Path
+) -> None:
+    """The second kind of dump: a Breakpad microdump in a log, whatever the log is called."""
+    shutil.copyfile(corpus_dir / "breakpad/microdump/microdump-x86.dmp", tmp_path / "logcat.txt")
+    (tmp_path / "other.log").write_text("I/chromium: nothing crashed here\n")
+    found = list(find_dumps([tmp_path]))
+    assert [(Path(f.path).name, f.kind) for f in found] == [("logcat.txt", "microdump")]
+    options = TriageOptions(symbol_paths=(str(corpus_dir / "breakpad/microdump/symbols"),))
+    crash = _triage(found, options, workers=1).crashes()[0]
+    assert crash.readable and crash.signature and not crash.signature.startswith("unreadable")
+    assert crash.top_frames
