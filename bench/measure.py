@@ -1,4 +1,4 @@
-"""Run a command in a fresh process and measure its wall time and peak RSS (no dependencies)."""
+"""Run a command in a fresh process and measure its wall time, CPU time and peak RSS (no dependencies)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ p = subprocess.run(sys.argv[1:], capture_output=True)
 wall = time.perf_counter() - t
 sys.stderr.buffer.write(p.stderr)
 sys.stdout.buffer.write(p.stdout)
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-print("\\n@@measure " + json.dumps({"wall": wall, "rss": rss, "rc": p.returncode}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+rss = usage.ru_maxrss * 1024
+cpu = usage.ru_utime + usage.ru_stime
+print("\\n@@measure " + json.dumps({"wall": wall, "rss": rss, "rc": p.returncode, "cpu": cpu}))
 """
 
 
@@ -30,6 +32,7 @@ class Measurement:
     returncode: int
     stdout: str
     stderr: str
+    cpu: float = 0.0  # user + system seconds of the command and every process it waited for
 
 
 def measure(command: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None) -> Measurement:
@@ -45,4 +48,4 @@ def measure(command: list[str], *, cwd: Path | None = None, env: dict[str, str] 
     info = json.loads(tail)
     if info["rc"] != 0:
         raise RuntimeError(f"{command[:3]}… exited {info['rc']}: {proc.stderr[-2000:]}")
-    return Measurement(info["wall"], info["rss"], info["rc"], body, proc.stderr)
+    return Measurement(info["wall"], info["rss"], info["rc"], body, proc.stderr, info["cpu"])

@@ -11,6 +11,8 @@
    (no network needed).
 6. damaged dumps: what rust-minidump and we still report on each variant of the robustness
    generator (not a timing).
+7. batch triage: 10 copies of every corpus minidump with 2 workers vs minidump-stackwalk under
+   `xargs -P 2`, and our per-worker peak RSS at 720, 2,160 and 7,200 dumps.
 
 Benchmarks are not tests; run them on a quiet machine. Inputs beside the project
 (../shared/...) or in bench/data/ (git-ignored). `--quick` runs fewer repetitions.
@@ -148,6 +150,12 @@ def main(argv: list[str]) -> int:
 
     section("6. damaged dumps: what rust-minidump and we still report")
     failures += run([python, str(BENCH / "damaged_vs_rust_minidump.py"), "--stackwalker", reference]) != 0
+
+    section("7. batch triage: 720 dumps with 2 workers vs xargs -P 2 minidump-stackwalk")
+    triage = [python, str(BENCH / "bench_triage.py"), "--reference", reference]
+    if args.quick:
+        triage += ["--runs", "1", "--scale-copies", ""]
+    failures += run(triage) != 0
     return 1 if failures else 0
 
 

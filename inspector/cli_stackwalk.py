@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
-import os
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -444,23 +443,13 @@ def _servers(args: argparse.Namespace, cache: Path | None) -> SymbolServerOption
     """The symbol-server options, or None when neither a server nor `--offline` is given."""
     if not args.symbols_url and not args.offline:
         return None
-    from inspector.core.symbols import (
-        FetchPolicy,
-        SymbolServer,
-        SymbolServerOptions,
-        default_download_directory,
-        token_from_environment,
-    )
+    from inspector.core.symbols import FetchPolicy
+    from inspector.core.symbols.server_supplier import server_options_for
 
-    if args.no_symbols_cache:
-        downloads = None  # a temporary folder, removed after the run
-    elif cache is not None:
-        downloads = cache / "symbols"
-    else:
-        downloads = default_download_directory()
-    return SymbolServerOptions(
-        servers=tuple(SymbolServer(url, token_from_environment(url, os.environ)) for url in args.symbols_url),
-        cache_dir=downloads,
+    return server_options_for(
+        args.symbols_url,
+        downloads=None if cache is None else cache / "symbols",
+        keep_downloads=not args.no_symbols_cache,
         partial_dir=args.symbols_tmp,
         offline=args.offline,
         fetch=FetchPolicy(

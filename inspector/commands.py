@@ -12,6 +12,7 @@ from __future__ import annotations
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "dump": ("inspector.cli_dump", "run"),
     "stackwalk": ("inspector.cli_stackwalk", "run"),
+    "triage": ("inspector.cli_triage", "run"),
 }
 
 #: Options that do their job and exit instead of starting the GUI.

@@ -104,6 +104,23 @@ def test_bundled_dump_and_bad_input(bundle: Path, clean_env: dict[str, str], tmp
     assert out.stderr.count("\n") == 1 and "not a minidump" in out.stderr and "Traceback" not in out.stderr
 
 
+def test_bundled_triage_gives_the_same_signatures(
+    bundle: Path, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    """siggen's rule lists are package data: the bundle must carry them (and worker processes must start)."""
+    args = ["triage", "--workers", "2", "--json", "-", "--symbols", str(SAMPLE / "symbols")]
+    args += [
+        "--symbols-cache",
+        str(tmp_path / "cache"),
+        str(SAMPLE / "sample.dmp"),
+        str(SAMPLE / "sample.dmp"),
+    ]
+    ours = run_bundle(bundle, clean_env, tmp_path, *args)
+    assert ours.returncode == 0, ours.stderr
+    assert json.loads(ours.stdout) == json.loads(run_python(*args).stdout)
+    assert [g["signature"] for g in json.loads(ours.stdout)["groups"]] == ["store_pixel"]
+
+
 def test_bundled_stackwalk_loads_no_qt_and_nothing_outside_the_bundle(
     bundle: Path, clean_env: dict[str, str], tmp_path: Path
 ) -> None:

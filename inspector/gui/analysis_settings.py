@@ -9,7 +9,7 @@ main window shows its messages and opens the dialogs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +35,8 @@ class AnalysisSettings:
         self.session = session
         #: symbol paths used in this session only (from the command line); searched after the saved ones
         self.session_symbol_paths = tuple(Path(p) for p in session_symbol_paths)
+        #: called after each push that changed something (the crash sets triage again)
+        self.listeners: list[Callable[[Pushed], None]] = []
 
     def effective_symbol_paths(self) -> list[Path]:
         """The saved symbol paths, then this session's (command line), each once."""
@@ -57,7 +59,11 @@ class AnalysisSettings:
         walk_changed = walk != session.walk_options
         session.walk_options = walk
         paths_changed = session.set_symbol_paths(self.effective_symbol_paths(), reanalyze=reanalyze)
-        return Pushed(paths_changed, servers_changed, walk_changed)
+        pushed = Pushed(paths_changed, servers_changed, walk_changed)
+        if paths_changed or servers_changed or walk_changed:
+            for listener in self.listeners:
+                listener(pushed)
+        return pushed
 
     def add_session_symbol_paths(self, paths: Iterable[Path]) -> None:
         """Also search `paths`, for this session only (not saved); the next analysis uses them."""

@@ -2,7 +2,9 @@
 
 A minidump often arrives without the `.dmp` extension (`upload_file_minidump`),
 so other files are not rejected by name: the reader says whether they are
-minidumps. `DropOverlay` shows what a drop will do while it hovers.
+minidumps. A folder that holds minidumps (by content, among the first files met) is a
+crash set to triage rather than a symbol folder. `DropOverlay` shows what a drop will
+do while it hovers.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from PySide6.QtCore import QEvent, QObject, Qt, QUrl
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
+from inspector.core.triage import holds_dumps
+
 SYMBOL_SUFFIX = ".sym"
 
 
@@ -23,16 +27,20 @@ class DropPlan:
     dumps: tuple[Path, ...] = ()
     symbol_paths: tuple[Path, ...] = ()
     ignored: tuple[str, ...] = ()
+    dump_folders: tuple[Path, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not self.dumps and not self.symbol_paths
+        return not self.dumps and not self.symbol_paths and not self.dump_folders
 
     def describe(self) -> list[str]:
         lines = []
         if self.dumps:
             more = f" (and {len(self.dumps) - 1} more: only the first opens)" if len(self.dumps) > 1 else ""
             lines.append(f"Open {self.dumps[0].name}{more}")
+        if self.dump_folders:
+            names = ", ".join(p.name or str(p) for p in self.dump_folders)
+            lines.append(f"Triage the dumps in {names}")
         for p in self.symbol_paths:
             kind = "symbol file" if p.suffix.lower() == SYMBOL_SUFFIX else "symbol folder"
             lines.append(f"Add {kind} {p.name or p}")
@@ -45,16 +53,19 @@ def plan_drop(urls: Iterable[QUrl]) -> DropPlan:
     dumps: list[Path] = []
     symbols: list[Path] = []
     ignored: list[str] = []
+    folders: list[Path] = []
     for url in urls:
         if not url.isLocalFile():
             ignored.append(url.toString())
             continue
         path = Path(url.toLocalFile())
-        if path.is_dir() or path.suffix.lower() == SYMBOL_SUFFIX:
+        if path.is_dir() and holds_dumps(path):
+            folders.append(path)
+        elif path.is_dir() or path.suffix.lower() == SYMBOL_SUFFIX:
             symbols.append(path)
         else:
             dumps.append(path)
-    return DropPlan(tuple(dumps), tuple(symbols), tuple(ignored))
+    return DropPlan(tuple(dumps), tuple(symbols), tuple(ignored), tuple(folders))
 
 
 class DropOverlay(QWidget):

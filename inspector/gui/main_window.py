@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from inspector import __version__
 from inspector.gui.analysis_settings import AnalysisSettings
 from inspector.gui.analysis_status import STATUS_TIMEOUT_MS, AnalysisStatusBar
+from inspector.gui.crash_set_window import CrashSets
 from inspector.gui.file_drop import DropOverlay, DropPlan, plan_drop
 from inspector.gui.panes.frame_pane import FramePane
 from inspector.gui.panes.memory_pane import MemoryPane
@@ -111,6 +112,10 @@ class MainWindow(QMainWindow):
         self.plot_pane = StackPlotPane(session, theme)
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
+        # File › Open Folder of Dumps…, dropped folders of dumps
+        self.crash_sets = CrashSets(
+            self, self.analysis_settings, open_dump=self.open_dump, theme=lambda: self.theme
+        )
         self._build_actions()
         self._build_menus()
         self._build_tool_bar()
@@ -297,6 +302,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         file_menu.addAction(self.open_action)
+        file_menu.addAction(self.crash_sets.open_folder_action)
         self.recent_menu = QMenu("Open &Recent", self)
         self.recent_menu.setObjectName("recentMenu")
         file_menu.addMenu(self.recent_menu)
@@ -421,6 +427,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.interactive:  # a scripted run (screenshot) leaves the user's layout alone
             self.save_layout()
+        self.crash_sets.shutdown()
         self.session.shutdown()
         super().closeEvent(event)
 
@@ -563,9 +570,12 @@ class MainWindow(QMainWindow):
         self.apply_drop(plan)
 
     def apply_drop(self, plan: DropPlan) -> None:
-        """Add dropped symbol paths, then open the first dropped dump (one analysis run for both)."""
+        """Add dropped symbol paths, then open the first dropped dump (one analysis run for both);
+        dropped folders of dumps open as a crash set (after the symbol paths: triaged with them)."""
         if plan.symbol_paths:
             self.add_symbol_paths(plan.symbol_paths, reanalyze=not plan.dumps)
+        if plan.dump_folders:
+            self.crash_sets.open(plan.dump_folders)
         if plan.dumps:
             self.open_dump(plan.dumps[0])
 

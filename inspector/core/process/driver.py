@@ -85,10 +85,11 @@ def process(
     options: ProcessOptions | None = None,
     *,
     cancel: CancelToken = NEVER,
+    supplier: SymbolSupplier | None = None,
 ) -> ProcessState:
     """Process a dump completely (drains `process_events`)."""
     state: ProcessState | None = None
-    for event in process_events(dump, options, cancel=cancel):
+    for event in process_events(dump, options, cancel=cancel, supplier=supplier):
         if isinstance(event, Finished):
             state = event.state
     assert state is not None
@@ -101,26 +102,39 @@ def process_events(
     *,
     cancel: CancelToken = NEVER,
     usable_only: bool = True,
+    supplier: SymbolSupplier | None = None,
 ) -> Generator[ProcessEvent, None, None]:
     """Process a dump, yielding events (see the module docstring). A path is opened and closed here.
 
     `usable_only=False`: a dump with nothing a report is made of (see `start.check_usable`) is
     not refused; its state (whatever the reader found, and a `NotWalked` problem saying why)
     is yielded as `DumpLoaded` and `Finished`, with no walk. The window shows such a dump.
+
+    `supplier`: the caller's own supplier for the symbol paths (a `KeptSymbolSupplier` that
+    keeps files open across many dumps); it looks up the symbols instead of one made from
+    `options.symbol_paths`, `symbols_cache` and `code_id_fallback` (the crash analysis still
+    looks for module files in `options.symbol_paths`), and neither it nor its files are
+    closed here. Not with symbol servers.
     """
     options = options or ProcessOptions()
+    if supplier is not None and options.uses_servers:
+        raise ValueError("a caller's supplier cannot be combined with symbol servers")
     if isinstance(dump, Minidump):
-        yield from _process(dump, options, cancel, usable_only)
+        yield from _process(dump, options, cancel, usable_only, supplier)
         return
     opened = open_any_dump(dump)
     try:
-        yield from _process(opened, options, cancel, usable_only)
+        yield from _process(opened, options, cancel, usable_only, supplier)
     finally:
         opened.close()
 
 
 def _process(
-    dump: Minidump, options: ProcessOptions, cancel: CancelToken, usable_only: bool
+    dump: Minidump,
+    options: ProcessOptions,
+    cancel: CancelToken,
+    usable_only: bool,
+    given: SymbolSupplier | None,
 ) -> Iterator[ProcessEvent]:
     dump.parse_all()
     if as_microdump(dump) is not None and options.microdump_policy is not None:
@@ -149,14 +163,19 @@ def _process(
             code_id_fallback=options.code_id_fallback,
             cancel=walk_cancel,
         )
+    elif given is not None:
+        supplier = given
     else:
         supplier = SymbolSupplier(
             options.symbol_paths, cache=options.index_cache(), code_id_fallback=options.code_id_fallback
         )
     # Without symbol paths (or servers) there is no symbolizer at all (as minidump-stackwalk):
     # no module counts as "looked for", so none is reported missing.
+    has_paths = bool(supplier.paths if given is not None else options.symbol_paths)
     symbolizer = (
-        Symbolizer(supplier, cancel=walk_cancel) if options.symbol_paths or options.uses_servers else None
+        Symbolizer(supplier, cancel=walk_cancel, owns_files=given is None)
+        if has_paths or options.uses_servers
+        else None
     )
     try:
         starts = thread_starts(dump)
@@ -198,7 +217,7 @@ def _process(
     finally:
         if symbolizer is not None:
             symbolizer.close()
-        else:
+        elif given is None:
             supplier.close()
 
 

@@ -7,7 +7,7 @@ explanation of the walk (each frame's title).
 from __future__ import annotations
 
 from inspector.core.minidump import CpuContext, basename
-from inspector.core.unwind import INLINE_DESCRIPTION, StackFrame
+from inspector.core.unwind import INLINE_DESCRIPTION, InlineFrame, StackFrame
 
 
 def frame_lines(frame: StackFrame, first_number: int) -> tuple[list[str], int]:
@@ -19,19 +19,22 @@ def frame_lines(frame: StackFrame, first_number: int) -> tuple[list[str], int]:
     out = []
     number = first_number
     for inline in frame.inlines:
-        line = f"{number:2}  "
-        if frame.module is not None:
-            line += basename(frame.module.code_file)
-        line += f"!{inline.function}"
-        if inline.file is not None and inline.line is not None:
-            line += f" [{basename(inline.file)} : {inline.line}]"
-        out.append(line)
+        out.append(f"{number:2}  {inline_label(frame, inline)}")
         out.append(f"    Found by: {INLINE_DESCRIPTION}")
         number += 1
     out.append(f"{number:2}  {frame_label(frame)}")
     out.extend(register_lines(frame.context))
     out.append(f"    Found by: {frame.trust.description}")
     return out, number + 1
+
+
+def inline_label(frame: StackFrame, inline: InlineFrame) -> str:
+    """`module!function [file : line]` of an inline frame of `frame` (the triage's top frames too)."""
+    text = "" if frame.module is None else basename(frame.module.code_file)
+    text += f"!{inline.function}"
+    if inline.file is not None and inline.line is not None:
+        text += f" [{basename(inline.file)} : {inline.line}]"
+    return text
 
 
 def frame_label(frame: StackFrame) -> str:

@@ -11,7 +11,8 @@ Public API (the stackwalker's entry point is `Symbolizer`):
   (see `symbolizer`).
 * `SymbolSupplier(paths, cache=, code_id_fallback=)` — finds a module's file
   in symbol-store directories or single `.sym` files; `locate`, `load`,
-  `problems` (see `supplier`).
+  `problems` (see `supplier`). `KeptSymbolSupplier`: the same, keeping each module's
+  file open across dumps (batch triage).
 * `ServerSymbolSupplier(paths, SymbolServerOptions(servers=(SymbolServer(url, token),
   …), cache_dir=…))` — a `SymbolSupplier` that goes on to a download cache and symbol
   servers; `prefetch(modules)` downloads in parallel ahead of the walk;
@@ -73,6 +74,7 @@ from inspector.core.symbols.records import (
 )
 from inspector.core.symbols.store_index import StoreIndex
 from inspector.core.symbols.supplier import (
+    KeptSymbolSupplier,
     Located,
     ModuleSymbols,
     PathProblem,
@@ -131,6 +133,7 @@ __all__ = [
     "IndexCacheError",
     "InlineCall",
     "InlineFrameSymbol",
+    "KeptSymbolSupplier",
     "Located",
     "MatchedBy",
     "MemoryRead",

@@ -34,7 +34,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,6 +91,43 @@ class SymbolServerOptions:
     @property
     def enabled(self) -> bool:
         return bool(self.servers) or self.cache_dir is not None
+
+
+def server_options_for(
+    urls: Iterable[str],
+    *,
+    downloads: str | os.PathLike[str] | None = None,
+    keep_downloads: bool = True,
+    partial_dir: str | os.PathLike[str] | None = None,
+    offline: bool = False,
+    fetch: FetchPolicy | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> SymbolServerOptions | None:
+    """What the headless commands' `--symbols-url`, `--offline` and `--symbols-cache` mean.
+
+    None when there is neither a server nor `offline`. Downloads are kept in `downloads`
+    (None: the user cache folder; `keep_downloads=False`: a temporary folder), written first
+    in `partial_dir` (None: `.partial/` inside the cache). Each server's
+    token is read from `environ` (default: this process's environment), so a batch worker
+    on another machine uses its own and no token travels with the work.
+    """
+    urls = tuple(urls)
+    if not urls and not offline:
+        return None
+    from inspector.core.symbols.cache import default_download_directory
+    from inspector.core.symbols.http_fetch import token_from_environment
+
+    environ = os.environ if environ is None else environ
+    folder: Path | None = None
+    if keep_downloads:
+        folder = Path(downloads) if downloads is not None else default_download_directory()
+    return SymbolServerOptions(
+        servers=tuple(SymbolServer(url, token_from_environment(url, environ)) for url in urls),
+        cache_dir=folder,
+        partial_dir=partial_dir,
+        offline=offline,
+        fetch=fetch or FetchPolicy(),
+    )
 
 
 def lookups_for(module: ModuleIdentity) -> tuple[SymbolLookup, ...]:

@@ -329,6 +329,68 @@ def _symbol_match(
     return None if by is None else SymbolMatch(by, identity)
 
 
+class KeptSymbolSupplier(SymbolSupplier):
+    """A supplier whose loads outlive one dump: for a batch of dumps that share modules.
+
+    Each module's outcome (its open `SymbolFile`, or that it was not found) is kept by
+    module identity, so a process that triages many dumps locates, maps and indexes each
+    `.sym` file once. Give it to `process(..., supplier=)`, whose `Symbolizer` then leaves
+    the files open. At most `max_open` files stay open: `trim()`, called between dumps
+    (never while a walk may use a file), closes the least recently used beyond that, so a
+    long batch over many different builds does not grow without end. `close()` closes all.
+    """
+
+    def __init__(
+        self,
+        symbol_paths: Iterable[str | os.PathLike[str]],
+        *,
+        cache: IndexCache | None = None,
+        code_id_fallback: bool = True,
+        max_open: int = 256,
+    ) -> None:
+        super().__init__(symbol_paths, cache=cache, code_id_fallback=code_id_fallback)
+        self.max_open = max_open
+        # insertion order is use order (a hit moves its entry to the end)
+        self._kept: dict[tuple[str, str, str, str], ModuleSymbols] = {}
+        self._kept_lock = threading.Lock()
+
+    def load(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> ModuleSymbols:
+        key = (module.code_file, module.code_id, module.debug_file, module.debug_id)
+        with self._kept_lock:
+            kept = self._kept.pop(key, None)
+            if kept is not None:
+                self._kept[key] = kept
+                return kept
+        result = super().load(module, cancel)
+        with self._kept_lock:
+            kept = self._kept.setdefault(key, result)
+        if kept is not result and result.symbol_file is not None:  # another thread loaded it first
+            result.symbol_file.close()
+        return kept
+
+    @property
+    def open_files(self) -> int:
+        with self._kept_lock:
+            return sum(1 for kept in self._kept.values() if kept.symbol_file is not None)
+
+    def trim(self) -> None:
+        """Close the least recently used files beyond `max_open` (between dumps only)."""
+        with self._kept_lock:
+            open_keys = [key for key, kept in self._kept.items() if kept.symbol_file is not None]
+            evicted = [self._kept.pop(key) for key in open_keys[: max(0, len(open_keys) - self.max_open)]]
+        for kept in evicted:
+            assert kept.symbol_file is not None
+            kept.symbol_file.close()
+
+    def close(self) -> None:
+        with self._kept_lock:
+            kept, self._kept = list(self._kept.values()), {}
+        for result in kept:
+            if result.symbol_file is not None:
+                result.symbol_file.close()
+        super().close()
+
+
 def _check_path(path: Path) -> PathProblem | None:
     try:
         st = path.stat()

@@ -58,9 +58,12 @@ class _Entry:
 
 
 class Symbolizer:
-    def __init__(self, supplier: SymbolSupplier, *, cancel: CancelToken = NEVER) -> None:
+    def __init__(
+        self, supplier: SymbolSupplier, *, cancel: CancelToken = NEVER, owns_files: bool = True
+    ) -> None:
         self.supplier = supplier
         self.cancel = cancel
+        self.owns_files = owns_files
         self._entries: dict[ModuleKey, _Entry] = {}
         self._lock = threading.Lock()
 
@@ -112,7 +115,11 @@ class Symbolizer:
         return {key: entry.result for key, entry in entries if entry.result is not None}
 
     def close(self) -> None:
-        """Close every open symbol file, then the supplier (lookups afterwards are not allowed)."""
+        """Close every open symbol file, then the supplier (lookups afterwards are not allowed).
+
+        Nothing when the files belong to the supplier (`owns_files=False`)."""
+        if not self.owns_files:
+            return
         for result in self.statuses().values():
             if result.symbol_file is not None:
                 result.symbol_file.close()
