@@ -19,6 +19,8 @@ from PySide6.QtGui import (
     QDragLeaveEvent,
     QDragMoveEvent,
     QDropEvent,
+    QFontMetrics,
+    QGuiApplication,
     QKeySequence,
     QShowEvent,
 )
@@ -133,13 +135,24 @@ class MainWindow(QMainWindow):
         session.thread_selected.connect(self._update_decision)
         app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
 
-        self.resize(*DEFAULT_SIZE)
+        self.resize(*self._fitting_size())
         self._default_state = self.saveState(STATE_VERSION)
         self._shown_once = False
         self._restored_state = False
         self._restore_layout()
         self._set_tab_order()
         self._update_recent_menu()
+
+    def _fitting_size(self) -> tuple[int, int]:
+        """The default size, made smaller to fit the screen the window opens on (a 1366×768 laptop)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        width, height = DEFAULT_SIZE
+        if screen is None:
+            return width, height
+        available = screen.availableGeometry()
+        # leave room for the window frame the window manager adds around us
+        frame_w, frame_h = 16, 40
+        return min(width, available.width() - frame_w), min(height, available.height() - frame_h)
 
     # ---- construction ----
 
@@ -358,7 +371,13 @@ class MainWindow(QMainWindow):
         self.decision_label = QLabel("F10 steps through every decision of the selected thread's walk", self)
         self.decision_label.setObjectName("decisionLabel")
         self.decision_label.setContentsMargins(10, 0, 6, 0)
-        self.decision_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # A toolbar gives a widget its size hint at most; an Ignored policy took the label's width away.
+        # Expanding with room for "decision 1234 of 1234: frame 123" keeps the position always visible.
+        self.decision_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.decision_label.setMinimumWidth(
+            QFontMetrics(self.decision_label.font()).horizontalAdvance("decision 1234 of 1234: frame 123")
+            + 16
+        )
         bar.addWidget(self.decision_label)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
         self.walk_tool_bar = bar

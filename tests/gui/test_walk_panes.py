@@ -67,25 +67,27 @@ def test_frame_model_streams_frames_with_inline_children(check_model: CheckModel
     model.append_frames(frames[1:3])  # as the walk reports them
     model.append_frames(frames[3:])
     M = FrameTreeModel
+    # one row per line of the report, in stack order: the crash is in store_pixel, inlined into
+    # blend_row, inlined into render_tile (the physical frame); the numbers are the report's
+    assert rows(model, M.COL_NUMBER) == ["0", "1", "2", "3", "4", "5"]
     assert rows(model, M.COL_FUNCTION) == [
-        "render_tile + 0x88",
-        "render_worker_main + 0x51",
-        "start_thread + 0x304",
-        "__clone3 + 0x2b",
+        "store_pixel",
+        "blend_row",
+        "render_tile",
+        "render_worker_main",
+        "start_thread",
+        "__clone3",
     ]
-    assert rows(model, M.COL_TRUST) == ["context", "CFI", "CFI", "CFI"]
-    top = model.index(0, 0)
-    # inline frames innermost first, like the stack: the crash is in store_pixel, inlined into
-    # blend_row, inlined into render_tile (the physical frame)
-    assert rows(model, M.COL_FUNCTION, top) == ["store_pixel", "blend_row"]
-    assert rows(model, M.COL_SOURCE, top) == ["render_farm.c:70", "render_farm.c:77"]
-    assert rows(model, M.COL_TRUST, top) == ["inlined", "inlined"]
-    innermost = model.index(0, M.COL_FUNCTION, top)
+    assert rows(model, M.COL_OFFSET) == ["", "", "+ 0x88", "+ 0x51", "+ 0x304", "+ 0x2b"]
+    assert rows(model, M.COL_SOURCE)[:3] == ["render_farm.c:70", "render_farm.c:77", "render_farm.c:83"]
+    assert rows(model, M.COL_TRUST) == ["inlined", "inlined", "context", "CFI", "CFI", "CFI"]
+    innermost = model.index(0, M.COL_FUNCTION)
     assert "innermost" in str(innermost.data(Qt.ItemDataRole.ToolTipRole))
     assert model.frame_ref_of(innermost) == (0, 1)  # inline depth 1 = the innermost
-    assert model.frame_index(0, 2).data() == "" and model.frame_index(0, 2).row() == 1  # depth 2: blend_row
-    assert "call frame info" in str(model.index(1, M.COL_TRUST).data(Qt.ItemDataRole.ToolTipRole))
-    assert model.index(0, M.COL_TRUST).data(Qt.ItemDataRole.DecorationRole) is not None
+    assert model.frame_ref_of(model.index(2, 0)) == (0, 0)  # the physical frame after its inline frames
+    assert model.frame_index(0, 2).row() == 1 and model.frame_index(1).row() == 3
+    assert "call frame info" in str(model.index(3, M.COL_TRUST).data(Qt.ItemDataRole.ToolTipRole))
+    assert model.index(0, M.COL_NUMBER).data(Qt.ItemDataRole.DecorationRole) is not None
 
 
 def test_trace_model_of_render_worker_main(check_model: CheckModel, qapp: QApplication) -> None:
@@ -316,16 +318,16 @@ def test_copying_the_stack_gives_the_human_report(walked: MainWindow) -> None:
     assert one[-1] == "    Found by: call frame info"
 
 
-def test_the_frame_filter_keeps_matching_inline_frames(walked: MainWindow) -> None:
+def test_the_frame_filter_matches_inline_frames_too(walked: MainWindow) -> None:
     frames = walked.frame_pane
     frames.filter.setText("store_pixel")
     proxy = frames.proxy
-    assert proxy.rowCount() == 1  # render_tile, kept for its inline child
-    assert proxy.rowCount(proxy.index(0, 0)) == 1
+    assert proxy.rowCount() == 1  # the inline frame's own row
+    assert proxy.index(0, FrameTreeModel.COL_FUNCTION).data() == "store_pixel"
     frames.filter.setText("libc")
     assert proxy.rowCount() == 2
     frames.filter.setText("")
-    assert proxy.rowCount() == 4
+    assert proxy.rowCount() == 6
 
 
 def test_scanned_frames_show_their_candidates(

@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.types import format_address
-from inspector.gui.models.frame_model import FrameTreeModel, stack_text
+from inspector.gui.models.frame_model import FrameTreeModel, module_text, source_text, stack_text
 from inspector.gui.panes.linked_pane import LinkedPane
+from inspector.gui.panes.name_delegate import ElidingDelegate, ShorteningDelegate
 from inspector.gui.panes.tree_view import DataTreeView
 from inspector.gui.session import FrameRef, Session
 from inspector.gui.theme import Theme
@@ -62,12 +63,17 @@ class FramePane(LinkedPane):
         self.view = FrameTreeView(self)
         self.view.setModel(self.proxy)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._on_context_menu)
+        # Function: the shortest readable form, cut at the end; a file name keeps its line number
+        self.view.setItemDelegateForColumn(FrameTreeModel.COL_FUNCTION, ShorteningDelegate(self.view))
+        self._source_delegate = ElidingDelegate(Qt.TextElideMode.ElideMiddle, self.view)
+        self.view.setItemDelegateForColumn(FrameTreeModel.COL_SOURCE, self._source_delegate)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(FrameTreeModel.COL_FUNCTION, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(24)
         self._fit()
         self.setFocusProxy(self.view)
 
@@ -75,7 +81,6 @@ class FramePane(LinkedPane):
         self.setTabOrder(self.view, self.filter)
 
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
-        self.model.rowsInserted.connect(self._on_rows_inserted)
         session.document_changed.connect(self._on_document_changed)
         session.thread_selected.connect(self._on_thread_selected)
         session.frames_added.connect(self._on_frames_added)
@@ -83,16 +88,20 @@ class FramePane(LinkedPane):
         session.frame_selected.connect(self._on_frame_selected)
 
     def _fit(self) -> None:
+        """Narrow columns sized to what they hold; the Function column takes the rest of the width."""
         header = self.view.header()
-        mono = self._theme.mono
+        normal = QFontMetrics(self.font())
+        mono = QFontMetrics(self._theme.mono)
+        frames = self.model.frames[:200]  # enough to see the thread's modules and files
+        modules = [module_text(f) for f in frames]
+        sources = [source_text(f.source_file, f.source_line) for f in frames]
         widths = {
-            FrameTreeModel.COL_NUMBER: QFontMetrics(mono).horizontalAdvance("999") + 44,
-            FrameTreeModel.COL_TRUST: QFontMetrics(self.font()).horizontalAdvance("frame pointer") + 34,
-            FrameTreeModel.COL_MODULE: QFontMetrics(self.font()).horizontalAdvance("libtorch_cpu.so") + 12,
-            FrameTreeModel.COL_FUNCTION: QFontMetrics(self.font()).horizontalAdvance(
-                "render_worker_main + 0x4d"
-            )
-            + 16,
+            # the number, the trust badge and (for a collapsed recursion) the branch arrow
+            FrameTreeModel.COL_NUMBER: mono.horizontalAdvance("9999") + 16 + 28,
+            FrameTreeModel.COL_OFFSET: mono.horizontalAdvance("+ 0x1ed3") + 12,
+            FrameTreeModel.COL_SOURCE: _fitted(normal, sources, "main.c:12", 170),
+            FrameTreeModel.COL_MODULE: _fitted(normal, modules, "libc.so.6", 130),
+            FrameTreeModel.COL_TRUST: normal.horizontalAdvance("CFI + scan") + 14,
         }
         for column, width in widths.items():
             header.resizeSection(column, width)
@@ -117,7 +126,7 @@ class FramePane(LinkedPane):
             frames = doc.frames(thread_index) if doc is not None and thread_index >= 0 else []
             width = doc.state.pointer_width if doc is not None else 8
             self.model.set_frames(thread_index, frames, pointer_width=width)
-            self.view.expandAll()
+        self._fit()
         self._update_title()
 
     @Slot(int, int, int)
@@ -131,6 +140,10 @@ class FramePane(LinkedPane):
         have = len(self.model.frames)
         with self.syncing():
             self.model.append_frames(frames[have:])
+            # a run of equal frames collapsing moves rows: keep the session's selection shown
+            self._on_frame_selected(self.session.selected_frame)
+        if have == 0:
+            self._fit()
         self._update_title()
 
     @Slot(int)
@@ -159,18 +172,9 @@ class FramePane(LinkedPane):
         else:
             self.title.setText(f"Thread {thread.label}: not walked yet")
 
-    @Slot(QModelIndex, int, int)
-    def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
-        if parent.isValid():
-            return
-        for row in range(first, last + 1):
-            index = self.proxy.mapFromSource(self.model.index(row, 0))
-            if index.isValid():
-                self.view.expand(index)
-
     @Slot(object)
     def _on_frame_selected(self, ref: object) -> None:
-        with self.syncing():
+        with self.syncing():  # (scrolling to a frame inside a collapsed recursion expands it)
             if not isinstance(ref, FrameRef) or ref.thread != self.model.thread_index:
                 self.view.clear_current()
                 return
@@ -190,7 +194,8 @@ class FramePane(LinkedPane):
     @Slot(str)
     def _on_filter(self, text: str) -> None:
         self.proxy.setFilterFixedString(text)
-        self.view.expandAll()
+        if text:  # matches inside a collapsed recursion are shown
+            self.view.expandAll()
 
     # ---- copying ----
 
@@ -243,7 +248,14 @@ class FramePane(LinkedPane):
                 f"Copy Instruction Address ({address})",
                 lambda: QGuiApplication.clipboard().setText(address),
             )
-        menu.addSeparator()
-        menu.addAction("Expand Inline Frames", self.view.expandAll)
-        menu.addAction("Collapse Inline Frames", self.view.collapseAll)
+        if self.model.groups:
+            menu.addSeparator()
+            menu.addAction("Expand Recursions", self.view.expandAll)
+            menu.addAction("Collapse Recursions", self.view.collapseAll)
         menu.popup(self.view.viewport().mapToGlobal(point))
+
+
+def _fitted(metrics: QFontMetrics, texts: list[str], least: str, most: int) -> int:
+    """The width of the widest text (at least `least`'s, at most `most` pixels), with the cell's margins."""
+    width = max((metrics.horizontalAdvance(t) for t in texts), default=0)
+    return min(max(width, metrics.horizontalAdvance(least)) + 14, most)
