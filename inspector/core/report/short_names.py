@@ -4,14 +4,17 @@ A demangled C++ name from a template-heavy program (`std::__invoke_impl<void,
 engine::Overloaded<…>, engine::Mesh&>(std::__invoke_other, …)`) can be hundreds of
 characters long, and the part a reader needs, the function's own name, comes last. As
 Visual Studio and Qt Creator do, we shorten by structure rather than by cutting: first the
-template arguments collapse to `<…>`, then the parameter lists to `(…)`, each step keeping
-every name of the qualified path. The full name stays in tooltips and in every copy.
+template arguments collapse to `<…>`, then the parameter lists to `(…)` (a lambda's call
+operator goes too: `{lambda#1}`), and last the leading namespaces (`std::__detail::`) while
+two names of the path remain. The full name stays in tooltips and in every copy.
 
 `shortened_forms` gives the forms from longest to shortest, so a view can pick the first
 that fits its width.
 """
 
 from __future__ import annotations
+
+import re
 
 ELLIPSIS = "…"
 
@@ -76,11 +79,31 @@ def collapse_templates(name: str) -> str:
     return _collapse(name, angles=True, parens=False)
 
 
+_LAMBDA = re.compile(r"\{lambda\((?:…)?\)#(\d+)\}")
+_LAMBDA_CALL = re.compile(r"(\{lambda#\d+\})::operator\(\)\((?:…)?\)(?: const)?")
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _without_lambda_calls(collapsed: str) -> str:
+    """`run()::{lambda(…)#1}::operator()(…) const` → `run()::{lambda#1}` (the call is implied)."""
+    return _LAMBDA_CALL.sub(r"\1", _LAMBDA.sub(r"{lambda#\1}", collapsed))
+
+
+def _without_namespaces(collapsed: str) -> str:
+    """Leading plain names (namespaces, mostly) dropped while more than two names remain."""
+    parts = collapsed.split("::")
+    while len(parts) > 2 and _PLAIN.fullmatch(parts[0]):
+        parts.pop(0)
+    return "::".join(parts)
+
+
 def shortened_forms(name: str) -> list[str]:
     """The forms of `name` from the full one to the shortest, without repeats: the name, its
-    template arguments collapsed, then its parameter lists collapsed too."""
+    template arguments collapsed, then its parameter lists (and lambdas' call operators), then
+    its leading namespaces."""
     forms = [name]
-    for form in (collapse_templates(name), _collapse(name, angles=True, parens=True)):
+    collapsed = _without_lambda_calls(_collapse(name, angles=True, parens=True))
+    for form in (collapse_templates(name), collapsed, _without_namespaces(collapsed)):
         if form != forms[-1]:
             forms.append(form)
     return forms
