@@ -139,6 +139,7 @@ class MainWindow(QMainWindow):
         self._default_state = self.saveState(STATE_VERSION)
         self._shown_once = False
         self._restored_state = False
+        self._threads_fitted: int | None = None
         self._restore_layout()
         self._set_tab_order()
         self._update_recent_menu()
@@ -193,25 +194,56 @@ class MainWindow(QMainWindow):
         summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
 
     def _apply_default_sizes(self) -> None:
-        """Share the window between the docks (only takes effect once the window has its size)."""
+        """Share the window between the docks (only takes effect once the window has its size).
+
+        Frames gets the most width (function names are long), Unwind and Stack Memory the rest;
+        the bottom row (Modules, Problems) stays short, Threads as tall as its threads need."""
         d = self.docks
         width = max(self.width(), 1)
+        # on a laptop's screen half the width goes to Frames; on a large one Stack Memory gets more
+        frames, unwind = (0.50, 0.27) if width < 1600 else (0.42, 0.30)
         self.resizeDocks(
             [d["frames"], d["unwind"], d["memory"]],
-            [round(width * 0.37), round(width * 0.30), round(width * 0.33)],
+            [round(width * frames), round(width * unwind), round(width * (1 - frames - unwind))],
             Qt.Orientation.Horizontal,
         )
         height = max(self.height(), 1)
+        threads = self._threads_height()
         self.resizeDocks(
             [d["threads"], d["frames"], d["modules"]],
-            [round(height * 0.17), round(height * 0.45), round(height * 0.17)],
+            [threads, round(height * 0.55), round(height * 0.13)],
             Qt.Orientation.Vertical,
         )
         self.resizeDocks(
             [d["unwind"], d["registers"], d["memory"], d["plot"]],
-            [round(height * 0.37), round(height * 0.25), round(height * 0.40), round(height * 0.22)],
+            [round(height * 0.36), round(height * 0.27), round(height * 0.42), round(height * 0.21)],
             Qt.Orientation.Vertical,
         )
+        QTimer.singleShot(0, self._note_threads_height)  # the docks take their sizes in the next layout
+
+    @Slot()
+    def _note_threads_height(self) -> None:
+        self._threads_fitted = self.docks["threads"].height()
+
+    def _threads_height(self) -> int:
+        """Room for every thread up to 8 (then the list scrolls), with the header and the filter."""
+        doc = self.session.document
+        count = min(max(doc.thread_count if doc is not None else 3, 1), 8)
+        return self.thread_pane.height_for_rows(count)
+
+    @Slot()
+    def _fit_threads(self) -> None:
+        """A new dump: Threads as tall as its threads need, unless the user resized it."""
+        dock = self.docks["threads"]
+        if self._restored_state or not dock.isVisible() or dock.isFloating():
+            return
+        if self._threads_fitted is not None and abs(dock.height() - self._threads_fitted) > 4:
+            return  # the user moved the splitter: leave their layout alone
+        frames = self.docks["frames"]
+        total = dock.height() + frames.height()
+        wanted = min(self._threads_height(), total // 2)
+        self.resizeDocks([dock, frames], [wanted, total - wanted], Qt.Orientation.Vertical)
+        QTimer.singleShot(0, self._note_threads_height)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -653,6 +685,8 @@ class MainWindow(QMainWindow):
             self.setWindowTitle(WINDOW_TITLE)
             return
         self.setWindowTitle(f"{doc.path.name} — {WINDOW_TITLE}")
+        if self._shown_once:
+            QTimer.singleShot(0, self._fit_threads)
         self.setWindowFilePath(str(doc.path))
         if self.interactive:
             self.settings.add_recent_file(doc.path)

@@ -9,7 +9,7 @@ stack, in rust-minidump's human-report layout.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPoint, QSortFilterProxyModel, Qt, Slot
-from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -96,8 +96,11 @@ class FramePane(LinkedPane):
         modules = [module_text(f) for f in frames]
         sources = [source_text(f.source_file, f.source_line) for f in frames]
         widths = {
-            # the number, the trust badge and (for a collapsed recursion) the branch arrow
-            FrameTreeModel.COL_NUMBER: mono.horizontalAdvance("9999") + 16 + 28,
+            # the number, the trust badge and (with a collapsed recursion) the branch arrows
+            FrameTreeModel.COL_NUMBER: mono.horizontalAdvance("9999")
+            + 16
+            + 14
+            + (self.view.indentation() if self.model.groups else 0),
             FrameTreeModel.COL_OFFSET: mono.horizontalAdvance("+ 0x1ed3") + 12,
             FrameTreeModel.COL_SOURCE: _fitted(normal, sources, "main.c:12", 170),
             FrameTreeModel.COL_MODULE: _fitted(normal, modules, "libc.so.6", 130),
@@ -105,6 +108,19 @@ class FramePane(LinkedPane):
         }
         for column, width in widths.items():
             header.resizeSection(column, width)
+        self.view.setRootIsDecorated(bool(self.model.groups))
+        self._show_columns_for_width()
+
+    #: narrower than this, the "Found by" column is hidden: the badge beside the number (its
+    #: colour, its letter, its tooltip) says the same, and the function names need the room
+    TRUST_COLUMN_MIN_WIDTH = 760
+
+    def _show_columns_for_width(self) -> None:
+        self.view.setColumnHidden(FrameTreeModel.COL_TRUST, self.width() < self.TRUST_COLUMN_MIN_WIDTH)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._show_columns_for_width()
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
@@ -138,11 +154,12 @@ class FramePane(LinkedPane):
             return
         frames = doc.frames(thread_index)
         have = len(self.model.frames)
+        groups = len(self.model.groups)
         with self.syncing():
             self.model.append_frames(frames[have:])
             # a run of equal frames collapsing moves rows: keep the session's selection shown
             self._on_frame_selected(self.session.selected_frame)
-        if have == 0:
+        if have == 0 or len(self.model.groups) != groups:
             self._fit()
         self._update_title()
 

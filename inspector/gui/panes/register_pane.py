@@ -48,7 +48,7 @@ class RegisterPane(LinkedPane):
                 M.COL_NAME: ("eflags", theme.mono),
                 M.COL_VALUE: ("0x00007ffff7e5af16", theme.mono),
                 M.COL_STATE: ("unknown", None),  # the longest of known / not yet / unknown
-                M.COL_SOURCE: ("CFI .ra: .cfa -8 + ^ (.ra)", None),
+                M.COL_SOURCE: ("context (exception record)", None),
             },
             padding=10,
         )

@@ -54,6 +54,18 @@ class ThreadPane(LinkedPane):
             },
         )
 
+    def height_for_rows(self, rows: int) -> int:
+        """The pane's height (with its dock's title bar) that shows `rows` threads without scrolling."""
+        view = self.view
+        table = (
+            view.horizontalHeader().sizeHint().height()
+            + rows * view.verticalHeader().defaultSectionSize()
+            + 2 * view.frameWidth()
+            + view.horizontalScrollBar().sizeHint().height()  # shown when the columns are wider
+        )
+        title_bar = self.fontMetrics().height() + 10
+        return table + 2 + self.filter.sizeHint().height() + title_bar
+
     def set_theme(self, theme: Theme) -> None:
         self.model.set_theme(theme)
         self.view.set_row_font(theme.mono_bold, theme.bold)
