@@ -101,7 +101,8 @@ def test_trace_model_of_render_worker_main(check_model: CheckModel, qapp: QAppli
     model.set_tree(build_frame_trace(stack.frames, 1))
     top = rows(model)
     assert top[0] == "1. STACK CFI"
-    assert top[-1] == "→ frame 1: render_farm!render_worker_main [render_farm.c : 97 + 0x4]"
+    # frame 1 is #3 in the report (render_tile's two inline frames take #0 and #1)
+    assert top[-1] == "→ frame 3: render_farm!render_worker_main [render_farm.c : 97 + 0x4]"
     cfi = model.index(0, 0)
     children = rows(model, 0, cfi)
     assert children[0] == "STACK CFI block of render_farm"
@@ -118,8 +119,11 @@ def test_trace_model_of_render_worker_main(check_model: CheckModel, qapp: QAppli
     # the last frame's trace says why the walk stopped, with every strategy that failed
     last = build_frame_trace(stack.frames, 3, termination=stack.termination)
     stop = last.children[-1]
-    assert stop.kind is NodeKind.TERMINATION and stop.tone is Tone.BAD
+    # __clone3 is where the thread started: the normal end of a stack, not a failure
+    assert stop.kind is NodeKind.TERMINATION and stop.tone is Tone.PLAIN
+    assert stop.text == "Walk ended: the bottom of the stack"
     assert [c.text for c in stop.children] == ["1. STACK CFI", "2. frame pointer", "3. stack scan"]
+    assert all(c.tone is not Tone.BAD for c in stop.children)
 
 
 # ---- the window ----
@@ -168,7 +172,8 @@ def test_selecting_frame_1_updates_registers_unwind_memory_and_plot(walked: Main
     assert (band.start, band.end) == (0x7FFFF75CFEB0, 0x7FFFF75CFEE0)
     notes = {n.address: n for n in memory.model.notes("trace")}
     assert notes[RETURN_ADDRESS_SLOT].kind is NoteKind.RETURN_ADDRESS
-    assert notes[RETURN_ADDRESS_SLOT].text == "return address of frame 0 → render_farm!render_worker_main"
+    # render_tile is #2 in the report (its inline frames are #0 and #1)
+    assert notes[RETURN_ADDRESS_SLOT].text == "return address of frame 2 → render_farm!render_worker_main"
     assert memory.view.currentIndex().data(0x0100 + 2) == 0x7FFFF75CFEB0  # AddressRole: frame 1's rsp
     # the plot: the selected bar is frame 1's
     plot = walked.plot_pane
@@ -273,10 +278,11 @@ def test_stepping_visits_every_decision_from_frame_0_to_the_last_and_back(walked
         assert walked.unwind_pane.shown_frame == (2, position.decision.frame)
     assert frames_seen == sorted(frames_seen)
     assert sorted(set(frames_seen)) == [0, 1, 2, 3]
-    assert labels[0].startswith(f"decision 1 of {total}: frame 0")
-    assert labels[-1].startswith(f"decision {total} of {total}: frame 3")
+    # frames are named by the report's numbers: render_tile is #2 (after its two inline frames)
+    assert labels[0].startswith(f"decision 1 of {total}: frame 2: Frame 2: render_farm!render_tile")
+    assert labels[-1].startswith(f"decision {total} of {total}: frame 5")
     assert any(".ra: .cfa -8 + ^" in text for text in labels)
-    assert any("Walk stopped" in text for text in labels)
+    assert any("Walk ended: the bottom of the stack" in text for text in labels)
     walked.next_decision_action.trigger()  # at the end it stays
     position = session.decision_position()
     assert position is not None and position.index == total - 1

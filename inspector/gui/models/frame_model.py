@@ -118,7 +118,6 @@ def stack_text(
     return "\n".join(out) + "\n"
 
 
-
 @dataclass(frozen=True, slots=True)
 class FrameRow:
     """One line of the report: physical frame `frame` (inline 0) or its inline frame at depth `inline`

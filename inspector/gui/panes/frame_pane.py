@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.core.explain.triage import normal_end
 from inspector.core.types import format_address
 from inspector.gui.models.frame_model import FrameTreeModel, module_text, source_text, stack_text
 from inspector.gui.panes.linked_pane import LinkedPane
@@ -179,7 +180,12 @@ class FramePane(LinkedPane):
         inlines = sum(len(f.inlines) for f in self.model.frames)
         count = f"{frames} frame{'s' if frames != 1 else ''}" + (f" + {inlines} inlined" if inlines else "")
         termination = doc.termination(thread_index)
-        if termination is not None:
+        if termination is not None and normal_end(self.model.frames, termination):
+            # the walk reached where the thread started: the stack's normal end, said plainly
+            bottom = self.model.frames[-1].function_name
+            self.title.setText(f"Thread {thread.label}: {count}, down to {bottom}")
+            self.title.setToolTip(f"The walk ended at {bottom}, where the thread started: {termination.message}")
+        elif termination is not None:
             self.title.setText(f"Thread {thread.label}: {count}; walk stopped: {termination.message}")
             self.title.setToolTip(termination.reason.value)
         elif doc.is_walked(thread_index):
