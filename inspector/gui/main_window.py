@@ -251,6 +251,8 @@ class MainWindow(QMainWindow):
             self._shown_once = True
             if not self._restored_state:
                 self._apply_default_sizes()
+                # and again once the window manager gave the window its size (it may differ)
+                QTimer.singleShot(0, self._apply_default_sizes)
 
     def _action(
         self,
