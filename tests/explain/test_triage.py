@@ -95,7 +95,8 @@ def test_the_sample_ends_at_clone3_normally() -> None:
 def test_long_cxx_names_shorten_by_structure() -> None:
     name = (
         "std::_Function_handler<void (engine::Entity&), engine::World<engine::PhysicsSystem, "
-        "engine::RenderSystem>::run()::{lambda(engine::Entity&)#1}>::_M_invoke(std::_Any_data const&, engine::Entity&)"
+        "engine::RenderSystem>::run()::{lambda(engine::Entity&)#1}>::_M_invoke("
+        "std::_Any_data const&, engine::Entity&)"
     )
     assert shortened_forms(name) == [
         name,
@@ -103,7 +104,10 @@ def test_long_cxx_names_shorten_by_structure() -> None:
         "std::_Function_handler<…>::_M_invoke(…)",
         "_Function_handler<…>::_M_invoke(…)",
     ]
-    lambda_ = "engine::World<engine::PhysicsSystem>::run()::{lambda(engine::Entity&)#1}::operator()(engine::Entity&) const"
+    lambda_ = (
+        "engine::World<engine::PhysicsSystem>::run()::{lambda(engine::Entity&)#1}"
+        "::operator()(engine::Entity&) const"
+    )
     assert shortened_forms(lambda_)[2] == "engine::World<…>::run()::{lambda#1}"
     # operators and empty lists are names, not lists to collapse
     assert (

@@ -184,7 +184,9 @@ class FramePane(LinkedPane):
             # the walk reached where the thread started: the stack's normal end, said plainly
             bottom = self.model.frames[-1].function_name
             self.title.setText(f"Thread {thread.label}: {count}, down to {bottom}")
-            self.title.setToolTip(f"The walk ended at {bottom}, where the thread started: {termination.message}")
+            self.title.setToolTip(
+                f"The walk ended at {bottom}, where the thread started ({termination.message})"
+            )
         elif termination is not None:
             self.title.setText(f"Thread {thread.label}: {count}; walk stopped: {termination.message}")
             self.title.setToolTip(termination.reason.value)
