@@ -116,3 +116,16 @@ def test_long_cxx_names_shorten_by_structure() -> None:
     )
     assert shortened_forms("f()") == ["f()"] and shortened_forms("main") == ["main"]
     assert collapse_templates("(anonymous namespace)::g<int>(int)") == "(anonymous namespace)::g<…>(int)"
+
+
+def test_a_very_deep_crash_is_called_a_stack_overflow(templates: ProcessState) -> None:
+    stack = templates.threads[0]
+    # 1,268 frames: the recursion made 1,261 calls deep (1,200 copies + the 61 of the last 66 frames)
+    deep = [*stack.frames[:2], *[stack.frames[2]] * 1200, *stack.frames[-66:]]
+    reason = overflow_reason(deep, stack.termination)
+    assert reason is not None and reason.startswith(
+        "1,268 frames deep, 1,261 of them recursive calls of engine::"
+    )
+    assert overflow_reason(stack.frames, stack.termination, "EXCEPTION_STACK_OVERFLOW") == (
+        "the exception is EXCEPTION_STACK_OVERFLOW"
+    )
