@@ -70,7 +70,9 @@ class ThreadTableModel(HeaderedTableModel):
             return None
         crash = doc.state.crash
         return overflow_reason(
-            doc.frames(thread_index), doc.termination(thread_index), crash.reason if crash is not None else None
+            doc.frames(thread_index),
+            doc.termination(thread_index),
+            crash.reason if crash is not None else None,
         )
 
     def _top_function(self, thread_index: int) -> str | None:

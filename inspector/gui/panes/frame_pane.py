@@ -75,6 +75,7 @@ class FramePane(LinkedPane):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(FrameTreeModel.COL_FUNCTION, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(24)
+        self.view.setIndentation(14)  # only a collapsed recursion's rows are children: room for its arrow
         self._fit()
         self.setFocusProxy(self.view)
 
@@ -98,7 +99,7 @@ class FramePane(LinkedPane):
         sources = [source_text(f.source_file, f.source_line) for f in frames]
         widths = {
             # the number, the trust badge and (with a collapsed recursion) the branch arrows
-            FrameTreeModel.COL_NUMBER: mono.horizontalAdvance("9999")
+            FrameTreeModel.COL_NUMBER: mono.horizontalAdvance("9" * max(2, len(str(len(self.model.rows)))))
             + 16
             + 14
             + (self.view.indentation() if self.model.groups else 0),
@@ -160,7 +161,7 @@ class FramePane(LinkedPane):
             self.model.append_frames(frames[have:])
             # a run of equal frames collapsing moves rows: keep the session's selection shown
             self._on_frame_selected(self.session.selected_frame)
-        if have == 0 or len(self.model.groups) != groups:
+        if have == 0 or len(self.model.groups) != groups or len(str(len(self.model.rows))) > len(str(have)):
             self._fit()
         self._update_title()
 
