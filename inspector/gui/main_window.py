@@ -20,7 +20,6 @@ from PySide6.QtGui import (
     QDragMoveEvent,
     QDropEvent,
     QFontMetrics,
-    QGuiApplication,
     QKeySequence,
     QShowEvent,
 )
@@ -41,6 +40,7 @@ from inspector import __version__
 from inspector.gui.analysis_settings import AnalysisSettings
 from inspector.gui.analysis_status import STATUS_TIMEOUT_MS, AnalysisStatusBar
 from inspector.gui.crash_set_window import CrashSets
+from inspector.gui.default_layout import DefaultLayout, fitting_size
 from inspector.gui.file_drop import DropOverlay, DropPlan, plan_drop
 from inspector.gui.panes.frame_pane import FramePane
 from inspector.gui.panes.memory_pane import MemoryPane
@@ -63,7 +63,6 @@ DUMP_FILTER = (
     "Crash dumps (*.dmp *.mdmp *.txt *.log);;Minidumps (*.dmp *.mdmp);;"
     "Microdump logs (*.txt *.log);;All files (*)"
 )
-DEFAULT_SIZE = (1440, 900)
 
 
 class MainWindow(QMainWindow):
@@ -135,25 +134,19 @@ class MainWindow(QMainWindow):
         session.thread_selected.connect(self._update_decision)
         app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
 
-        self.resize(*self._fitting_size())
+        self.default_layout = DefaultLayout(
+            self,
+            self.docks,
+            self.thread_pane.height_for_rows,
+            lambda: session.document.thread_count if session.document is not None else None,
+        )
+        self.resize(*fitting_size(self))
         self._default_state = self.saveState(STATE_VERSION)
         self._shown_once = False
         self._restored_state = False
-        self._threads_fitted: int | None = None
         self._restore_layout()
         self._set_tab_order()
         self._update_recent_menu()
-
-    def _fitting_size(self) -> tuple[int, int]:
-        """The default size, made smaller to fit the screen the window opens on (a 1366×768 laptop)."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        width, height = DEFAULT_SIZE
-        if screen is None:
-            return width, height
-        available = screen.availableGeometry()
-        # leave room for the window frame the window manager adds around us
-        frame_w, frame_h = 16, 40
-        return min(width, available.width() - frame_w), min(height, available.height() - frame_h)
 
     # ---- construction ----
 
@@ -193,66 +186,12 @@ class MainWindow(QMainWindow):
         modules.raise_()
         summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
 
-    def _apply_default_sizes(self) -> None:
-        """Share the window between the docks (only takes effect once the window has its size).
-
-        Frames gets the most width (function names are long), Unwind and Stack Memory the rest;
-        the bottom row (Modules, Problems) stays short, Threads as tall as its threads need."""
-        d = self.docks
-        width = max(self.width(), 1)
-        # on a laptop's screen half the width goes to Frames; on a large one Stack Memory gets more
-        frames, unwind = (0.50, 0.27) if width < 1600 else (0.42, 0.30)
-        self.resizeDocks(
-            [d["frames"], d["unwind"], d["memory"]],
-            [round(width * frames), round(width * unwind), round(width * (1 - frames - unwind))],
-            Qt.Orientation.Horizontal,
-        )
-        height = max(self.height(), 1)
-        threads = self._threads_height()
-        self.resizeDocks(
-            [d["threads"], d["frames"], d["modules"]],
-            [threads, round(height * 0.55), round(height * 0.13)],
-            Qt.Orientation.Vertical,
-        )
-        self.resizeDocks(
-            [d["unwind"], d["registers"], d["memory"], d["plot"]],
-            [round(height * 0.36), round(height * 0.27), round(height * 0.42), round(height * 0.21)],
-            Qt.Orientation.Vertical,
-        )
-        QTimer.singleShot(0, self._note_threads_height)  # the docks take their sizes in the next layout
-
-    @Slot()
-    def _note_threads_height(self) -> None:
-        self._threads_fitted = self.docks["threads"].height()
-
-    def _threads_height(self) -> int:
-        """Room for every thread up to 8 (then the list scrolls), with the header and the filter."""
-        doc = self.session.document
-        count = min(max(doc.thread_count if doc is not None else 3, 1), 8)
-        return self.thread_pane.height_for_rows(count)
-
-    @Slot()
-    def _fit_threads(self) -> None:
-        """A new dump: Threads as tall as its threads need, unless the user resized it."""
-        dock = self.docks["threads"]
-        if self._restored_state or not dock.isVisible() or dock.isFloating():
-            return
-        if self._threads_fitted is not None and abs(dock.height() - self._threads_fitted) > 4:
-            return  # the user moved the splitter: leave their layout alone
-        frames = self.docks["frames"]
-        total = dock.height() + frames.height()
-        wanted = min(self._threads_height(), total // 2)
-        self.resizeDocks([dock, frames], [wanted, total - wanted], Qt.Orientation.Vertical)
-        QTimer.singleShot(0, self._note_threads_height)
-
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
             if not self._restored_state:
-                self._apply_default_sizes()
-                # and again once the window manager gave the window its size (it may differ)
-                QTimer.singleShot(0, self._apply_default_sizes)
+                self.default_layout.apply_when_shown()
 
     def _action(
         self,
@@ -475,7 +414,7 @@ class MainWindow(QMainWindow):
         for dock in self.docks.values():
             dock.show()
         self.docks["modules"].raise_()
-        self._apply_default_sizes()
+        self.default_layout.apply()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.interactive:  # a scripted run (screenshot) leaves the user's layout alone
@@ -687,8 +626,8 @@ class MainWindow(QMainWindow):
             self.setWindowTitle(WINDOW_TITLE)
             return
         self.setWindowTitle(f"{doc.path.name} — {WINDOW_TITLE}")
-        if self._shown_once:
-            QTimer.singleShot(0, self._fit_threads)
+        if self._shown_once and not self._restored_state:
+            QTimer.singleShot(0, self.default_layout.fit_threads)
         self.setWindowFilePath(str(doc.path))
         if self.interactive:
             self.settings.add_recent_file(doc.path)
