@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 ORGANIZATION = "crash-inspector"
 APPLICATION = "crash-inspector"
 DISPLAY_NAME = "Crash Inspector"
-MIN_SCREENSHOT_SIZE = (1280, 800)
+# small enough for a laptop's 1366x768 (and 1280x720); smaller leaves the panes no room
+MIN_SCREENSHOT_SIZE = (1024, 640)
 DEFAULT_SCREENSHOT_SIZE = (1440, 900)
 SCREENSHOT_TIMEOUT_S = 120
 
@@ -96,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="WxH",
         type=_size,
         default="x".join(map(str, DEFAULT_SCREENSHOT_SIZE)),
-        help="window size for --screenshot (default %(default)s; at least 1280x800)",
+        help="window size for --screenshot (default %(default)s; at least 1024x640)",
     )
     parser.add_argument(
         "--color-scheme",

@@ -75,7 +75,7 @@ def test_trace_on_the_sample(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert "          STACK CFI INIT 16d0 .cfa: $rsp 8 + .ra: .cfa -8 + ^ - applied" in out
     assert "          ^ - [0x5555555557d2]   read [0x7ffff75cfea8] = 0x5555555557d2" in out
     assert "      17 registers known - from the exception record" in out  # frame 0: the crash's context
-    assert "      Walk stopped - " in out
+    assert "      Walk ended: the bottom of the stack - " in out  # __clone3: where the thread started
 
 
 def test_brief(dump_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

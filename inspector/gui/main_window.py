@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QDragLeaveEvent,
     QDragMoveEvent,
     QDropEvent,
+    QFontMetrics,
     QKeySequence,
     QShowEvent,
 )
@@ -39,6 +40,7 @@ from inspector import __version__
 from inspector.gui.analysis_settings import AnalysisSettings
 from inspector.gui.analysis_status import STATUS_TIMEOUT_MS, AnalysisStatusBar
 from inspector.gui.crash_set_window import CrashSets
+from inspector.gui.default_layout import DefaultLayout, fitting_size
 from inspector.gui.file_drop import DropOverlay, DropPlan, plan_drop
 from inspector.gui.panes.frame_pane import FramePane
 from inspector.gui.panes.memory_pane import MemoryPane
@@ -61,7 +63,6 @@ DUMP_FILTER = (
     "Crash dumps (*.dmp *.mdmp *.txt *.log);;Minidumps (*.dmp *.mdmp);;"
     "Microdump logs (*.txt *.log);;All files (*)"
 )
-DEFAULT_SIZE = (1440, 900)
 
 
 class MainWindow(QMainWindow):
@@ -133,7 +134,13 @@ class MainWindow(QMainWindow):
         session.thread_selected.connect(self._update_decision)
         app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
 
-        self.resize(*DEFAULT_SIZE)
+        self.default_layout = DefaultLayout(
+            self,
+            self.docks,
+            self.thread_pane.height_for_rows,
+            lambda: session.document.thread_count if session.document is not None else None,
+        )
+        self.resize(*fitting_size(self))
         self._default_state = self.saveState(STATE_VERSION)
         self._shown_once = False
         self._restored_state = False
@@ -179,33 +186,12 @@ class MainWindow(QMainWindow):
         modules.raise_()
         summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
 
-    def _apply_default_sizes(self) -> None:
-        """Share the window between the docks (only takes effect once the window has its size)."""
-        d = self.docks
-        width = max(self.width(), 1)
-        self.resizeDocks(
-            [d["frames"], d["unwind"], d["memory"]],
-            [round(width * 0.37), round(width * 0.30), round(width * 0.33)],
-            Qt.Orientation.Horizontal,
-        )
-        height = max(self.height(), 1)
-        self.resizeDocks(
-            [d["threads"], d["frames"], d["modules"]],
-            [round(height * 0.17), round(height * 0.45), round(height * 0.17)],
-            Qt.Orientation.Vertical,
-        )
-        self.resizeDocks(
-            [d["unwind"], d["registers"], d["memory"], d["plot"]],
-            [round(height * 0.37), round(height * 0.25), round(height * 0.40), round(height * 0.22)],
-            Qt.Orientation.Vertical,
-        )
-
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
             if not self._restored_state:
-                self._apply_default_sizes()
+                self.default_layout.apply_when_shown()
 
     def _action(
         self,
@@ -358,7 +344,13 @@ class MainWindow(QMainWindow):
         self.decision_label = QLabel("F10 steps through every decision of the selected thread's walk", self)
         self.decision_label.setObjectName("decisionLabel")
         self.decision_label.setContentsMargins(10, 0, 6, 0)
-        self.decision_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # A toolbar gives a widget its size hint at most; an Ignored policy took the label's width away.
+        # Expanding with room for "decision 1234 of 1234: frame 123" keeps the position always visible.
+        self.decision_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.decision_label.setMinimumWidth(
+            QFontMetrics(self.decision_label.font()).horizontalAdvance("decision 1234 of 1234: frame 123")
+            + 16
+        )
         bar.addWidget(self.decision_label)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
         self.walk_tool_bar = bar
@@ -422,7 +414,7 @@ class MainWindow(QMainWindow):
         for dock in self.docks.values():
             dock.show()
         self.docks["modules"].raise_()
-        self._apply_default_sizes()
+        self.default_layout.apply()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.interactive:  # a scripted run (screenshot) leaves the user's layout alone
@@ -634,6 +626,8 @@ class MainWindow(QMainWindow):
             self.setWindowTitle(WINDOW_TITLE)
             return
         self.setWindowTitle(f"{doc.path.name} — {WINDOW_TITLE}")
+        if self._shown_once and not self._restored_state:
+            QTimer.singleShot(0, self.default_layout.fit_threads)
         self.setWindowFilePath(str(doc.path))
         if self.interactive:
             self.settings.add_recent_file(doc.path)

@@ -19,13 +19,13 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from inspector.core.errors import InspectorError
-from inspector.core.explain import Decision, TraceNode
+from inspector.core.explain import Decision, TraceNode, report_number
 from inspector.core.process import (
     DumpLoaded,
     Finished,
@@ -547,7 +547,14 @@ class Session(QObject):
     def decision_position(self) -> DecisionPosition | None:
         """The focused decision (or the one whose trace line holds the focus), None without a focus."""
         focus = self._focus
-        return None if focus is None else position_of(self.decisions(), focus.frame, focus.path)
+        position = None if focus is None else position_of(self.decisions(), focus.frame, focus.path)
+        doc = self._document
+        if position is None or doc is None:
+            return position
+        frames = doc.frames(self._thread)
+        if not 0 <= position.decision.frame < len(frames):
+            return position
+        return replace(position, frame_number=report_number(frames, position.decision.frame))
 
     def step_decision(self, delta: int) -> DecisionPosition | None:
         """Go to the next (+1) or previous (-1) decision of the selected thread's walk."""

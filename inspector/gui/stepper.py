@@ -20,12 +20,13 @@ class DecisionPosition:
     index: int
     total: int
     decision: Decision
+    #: the decision's frame as the report numbers it (its inline frames take the numbers before it)
+    frame_number: int | None = None
 
     @property
     def text(self) -> str:
-        return (
-            f"decision {self.index + 1} of {self.total}: frame {self.decision.frame}: {self.decision.label}"
-        )
+        number = self.decision.frame if self.frame_number is None else self.frame_number
+        return f"decision {self.index + 1} of {self.total}: frame {number}: {self.decision.label}"
 
 
 def position_of(decisions: Sequence[Decision], frame: int, path: tuple[int, ...]) -> DecisionPosition | None:

@@ -44,6 +44,11 @@ REFERENCE_RESULTS = {
     "analysis_null_read": ("@ read_balance", 22821),
     "analysis_null_write": ("@ write_limit", 22952),
     "analysis_stack_push": ("@ descend", 23127),
+    "cxx_templates": (
+        "@ engine::World<engine::PhysicsSystem, engine::RenderSystem>::run()::{lambda(engine::Entity&)#1}"
+        "::operator()(engine::Entity&) const::{lambda(engine::Mesh&)#1}::operator()",
+        3683,
+    ),
     "cxx_terminate": ("@ __pthread_kill_implementation", 12063),
     "fp_less_deep": ("@ parse_primary", 11936),
     "lib_callback": ("@ discounted_unit_price", 11968),

@@ -112,7 +112,7 @@ def test_the_text_and_the_decisions_are_the_same_tree(sample: ProcessState) -> N
         assert node is not None and node.step
         if node.kind not in (NodeKind.FRAME, NodeKind.RESULT):  # the frame's own line stands for these
             assert f"{node.text} - {node.result}" in text
-    stopped = [d for d in decisions if d.label.startswith("Walk stopped — ")]
+    stopped = [d for d in decisions if d.label.startswith("Walk ended: the bottom of the stack — ")]
     assert [d.frame for d in stopped] == [len(frames) - 1]
 
 

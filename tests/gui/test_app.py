@@ -41,17 +41,18 @@ def test_screenshot_of_the_sample_is_a_large_png(tmp_path: Path, settings_file: 
     assert out.returncode == 0, out.stderr
     image = QImage(str(shot))
     assert not image.isNull()
-    assert image.width() >= 1280 and image.height() >= 800
+    assert (image.width(), image.height()) == (1440, 900)
     # a screenshot run leaves the saved layout and recent files alone
     assert "window" not in settings_file.read_text() and "recent" not in settings_file.read_text()
 
 
 def test_screenshot_without_a_dump_shows_the_bundled_sample(tmp_path: Path, settings_file: Path) -> None:
     shot = tmp_path / "default.png"
-    out = run_app("--screenshot", str(shot), "--screenshot-size", "1280x800", settings=settings_file)
+    # a laptop's screen
+    out = run_app("--screenshot", str(shot), "--screenshot-size", "1366x768", settings=settings_file)
     assert out.returncode == 0, out.stderr
     image = QImage(str(shot))
-    assert (image.width(), image.height()) == (1280, 800)
+    assert (image.width(), image.height()) == (1366, 768)
 
 
 def test_screenshot_of_a_bad_dump_still_renders_but_fails(tmp_path: Path, settings_file: Path) -> None:
@@ -72,6 +73,7 @@ def test_usage_errors() -> None:
     assert options.dump == Path("crash.dmp")
     assert options.symbols == [Path("a"), Path("b.sym")]
     assert options.screenshot_size == (1600, 1000)
+    assert parser.parse_args(["--screenshot-size", "1366x768"]).screenshot_size == (1366, 768)
     for bad in (["--screenshot-size", "640x480"], ["--screenshot-size", "big"], ["--color-scheme", "pink"]):
         with pytest.raises(SystemExit) as exit_:
             parser.parse_args(bad)

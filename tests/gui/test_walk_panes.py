@@ -67,25 +67,27 @@ def test_frame_model_streams_frames_with_inline_children(check_model: CheckModel
     model.append_frames(frames[1:3])  # as the walk reports them
     model.append_frames(frames[3:])
     M = FrameTreeModel
+    # one row per line of the report, in stack order: the crash is in store_pixel, inlined into
+    # blend_row, inlined into render_tile (the physical frame); the numbers are the report's
+    assert rows(model, M.COL_NUMBER) == ["0", "1", "2", "3", "4", "5"]
     assert rows(model, M.COL_FUNCTION) == [
-        "render_tile + 0x88",
-        "render_worker_main + 0x51",
-        "start_thread + 0x304",
-        "__clone3 + 0x2b",
+        "store_pixel",
+        "blend_row",
+        "render_tile",
+        "render_worker_main",
+        "start_thread",
+        "__clone3",
     ]
-    assert rows(model, M.COL_TRUST) == ["context", "CFI", "CFI", "CFI"]
-    top = model.index(0, 0)
-    # inline frames innermost first, like the stack: the crash is in store_pixel, inlined into
-    # blend_row, inlined into render_tile (the physical frame)
-    assert rows(model, M.COL_FUNCTION, top) == ["store_pixel", "blend_row"]
-    assert rows(model, M.COL_SOURCE, top) == ["render_farm.c:70", "render_farm.c:77"]
-    assert rows(model, M.COL_TRUST, top) == ["inlined", "inlined"]
-    innermost = model.index(0, M.COL_FUNCTION, top)
+    assert rows(model, M.COL_OFFSET) == ["", "", "+ 0x88", "+ 0x51", "+ 0x304", "+ 0x2b"]
+    assert rows(model, M.COL_SOURCE)[:3] == ["render_farm.c:70", "render_farm.c:77", "render_farm.c:83"]
+    assert rows(model, M.COL_TRUST) == ["inlined", "inlined", "context", "CFI", "CFI", "CFI"]
+    innermost = model.index(0, M.COL_FUNCTION)
     assert "innermost" in str(innermost.data(Qt.ItemDataRole.ToolTipRole))
     assert model.frame_ref_of(innermost) == (0, 1)  # inline depth 1 = the innermost
-    assert model.frame_index(0, 2).data() == "" and model.frame_index(0, 2).row() == 1  # depth 2: blend_row
-    assert "call frame info" in str(model.index(1, M.COL_TRUST).data(Qt.ItemDataRole.ToolTipRole))
-    assert model.index(0, M.COL_TRUST).data(Qt.ItemDataRole.DecorationRole) is not None
+    assert model.frame_ref_of(model.index(2, 0)) == (0, 0)  # the physical frame after its inline frames
+    assert model.frame_index(0, 2).row() == 1 and model.frame_index(1).row() == 3
+    assert "call frame info" in str(model.index(3, M.COL_TRUST).data(Qt.ItemDataRole.ToolTipRole))
+    assert model.index(0, M.COL_NUMBER).data(Qt.ItemDataRole.DecorationRole) is not None
 
 
 def test_trace_model_of_render_worker_main(check_model: CheckModel, qapp: QApplication) -> None:
@@ -99,7 +101,8 @@ def test_trace_model_of_render_worker_main(check_model: CheckModel, qapp: QAppli
     model.set_tree(build_frame_trace(stack.frames, 1))
     top = rows(model)
     assert top[0] == "1. STACK CFI"
-    assert top[-1] == "→ frame 1: render_farm!render_worker_main [render_farm.c : 97 + 0x4]"
+    # frame 1 is #3 in the report (render_tile's two inline frames take #0 and #1)
+    assert top[-1] == "→ frame 3: render_farm!render_worker_main [render_farm.c : 97 + 0x4]"
     cfi = model.index(0, 0)
     children = rows(model, 0, cfi)
     assert children[0] == "STACK CFI block of render_farm"
@@ -116,8 +119,11 @@ def test_trace_model_of_render_worker_main(check_model: CheckModel, qapp: QAppli
     # the last frame's trace says why the walk stopped, with every strategy that failed
     last = build_frame_trace(stack.frames, 3, termination=stack.termination)
     stop = last.children[-1]
-    assert stop.kind is NodeKind.TERMINATION and stop.tone is Tone.BAD
+    # __clone3 is where the thread started: the normal end of a stack, not a failure
+    assert stop.kind is NodeKind.TERMINATION and stop.tone is Tone.PLAIN
+    assert stop.text == "Walk ended: the bottom of the stack"
     assert [c.text for c in stop.children] == ["1. STACK CFI", "2. frame pointer", "3. stack scan"]
+    assert all(c.tone is not Tone.BAD for c in stop.children)
 
 
 # ---- the window ----
@@ -166,7 +172,8 @@ def test_selecting_frame_1_updates_registers_unwind_memory_and_plot(walked: Main
     assert (band.start, band.end) == (0x7FFFF75CFEB0, 0x7FFFF75CFEE0)
     notes = {n.address: n for n in memory.model.notes("trace")}
     assert notes[RETURN_ADDRESS_SLOT].kind is NoteKind.RETURN_ADDRESS
-    assert notes[RETURN_ADDRESS_SLOT].text == "return address of frame 0 → render_farm!render_worker_main"
+    # render_tile is #2 in the report (its inline frames are #0 and #1)
+    assert notes[RETURN_ADDRESS_SLOT].text == "return address of frame 2 → render_farm!render_worker_main"
     assert memory.view.currentIndex().data(0x0100 + 2) == 0x7FFFF75CFEB0  # AddressRole: frame 1's rsp
     # the plot: the selected bar is frame 1's
     plot = walked.plot_pane
@@ -271,10 +278,11 @@ def test_stepping_visits_every_decision_from_frame_0_to_the_last_and_back(walked
         assert walked.unwind_pane.shown_frame == (2, position.decision.frame)
     assert frames_seen == sorted(frames_seen)
     assert sorted(set(frames_seen)) == [0, 1, 2, 3]
-    assert labels[0].startswith(f"decision 1 of {total}: frame 0")
-    assert labels[-1].startswith(f"decision {total} of {total}: frame 3")
+    # frames are named by the report's numbers: render_tile is #2 (after its two inline frames)
+    assert labels[0].startswith(f"decision 1 of {total}: frame 2: Frame 2: render_farm!render_tile")
+    assert labels[-1].startswith(f"decision {total} of {total}: frame 5")
     assert any(".ra: .cfa -8 + ^" in text for text in labels)
-    assert any("Walk stopped" in text for text in labels)
+    assert any("Walk ended: the bottom of the stack" in text for text in labels)
     walked.next_decision_action.trigger()  # at the end it stays
     position = session.decision_position()
     assert position is not None and position.index == total - 1
@@ -316,16 +324,16 @@ def test_copying_the_stack_gives_the_human_report(walked: MainWindow) -> None:
     assert one[-1] == "    Found by: call frame info"
 
 
-def test_the_frame_filter_keeps_matching_inline_frames(walked: MainWindow) -> None:
+def test_the_frame_filter_matches_inline_frames_too(walked: MainWindow) -> None:
     frames = walked.frame_pane
     frames.filter.setText("store_pixel")
     proxy = frames.proxy
-    assert proxy.rowCount() == 1  # render_tile, kept for its inline child
-    assert proxy.rowCount(proxy.index(0, 0)) == 1
+    assert proxy.rowCount() == 1  # the inline frame's own row
+    assert proxy.index(0, FrameTreeModel.COL_FUNCTION).data() == "store_pixel"
     frames.filter.setText("libc")
     assert proxy.rowCount() == 2
     frames.filter.setText("")
-    assert proxy.rowCount() == 4
+    assert proxy.rowCount() == 6
 
 
 def test_scanned_frames_show_their_candidates(

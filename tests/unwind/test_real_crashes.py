@@ -22,6 +22,7 @@ import pytest
 
 from inspector.core.minidump import basename
 from inspector.core.process import ProcessOptions, ProcessState, process
+from inspector.core.report.short_names import collapse_templates
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "crashes"
@@ -52,7 +53,9 @@ def read_frame_table(path: Path) -> tuple[int, list[GdbFrame]]:
 
 
 def bare_name(name: str) -> str:
-    """A C++ name without its parameter lists (what gdb shows for most frames)."""
+    """A C++ name without its parameter lists (what gdb shows for most frames) and template arguments
+    (gdb's demangler and dump_syms' spell some differently: `1ul` / `1`, function pointer types)."""
+    name = collapse_templates(name)
     out, depth = [], 0
     for char in name:
         if char == "(":
@@ -72,7 +75,14 @@ CASES = {
             [FIXTURES / name / "symbols", FIXTURES / "system-symbols"],
             {5} if name == "multithread" else set(),
         )
-        for name in ("fp_less_deep", "lib_callback", "libc_abort", "multithread", "cxx_terminate")
+        for name in (
+            "fp_less_deep",
+            "lib_callback",
+            "libc_abort",
+            "multithread",
+            "cxx_terminate",
+            "cxx_templates",
+        )
     },
 }
 

@@ -22,6 +22,7 @@ from inspector.core.explain.registers import (
     register_provenance,
 )
 from inspector.core.explain.tree import Decision, NodeKind, Tone, TraceNode, decisions_of
+from inspector.core.explain.triage import report_number, report_numbers
 
 __all__ = [
     "Decision",
@@ -42,5 +43,7 @@ __all__ = [
     "frame_extents",
     "frame_state",
     "register_provenance",
+    "report_number",
+    "report_numbers",
     "stack_marks",
 ]

@@ -26,6 +26,7 @@ from inspector.core.explain.registers import (
     rule_name,
 )
 from inspector.core.explain.tree import NodeKind, Tone, TraceNode
+from inspector.core.explain.triage import normal_end, report_number
 from inspector.core.report.frame_text import frame_label
 from inspector.core.symbols import PostfixResult
 from inspector.core.unwind import (
@@ -133,13 +134,14 @@ def build_frame_trace(
     root = TraceNode(NodeKind.ROOT, "")
     root.frame = index
     frame = frames[index]
+    number = report_number(frames, index)  # the report's number, as every view shows it
     rs = frame.context.register_set
     step = frame.found_by
     if step is None:
         head = root.add(
             TraceNode(
                 NodeKind.FRAME,
-                f"Frame {index}: {frame_label(frame)}",
+                f"Frame {number}: {frame_label(frame)}",
                 frame.trust.description,
                 tooltip=f"The registers come from the {context_source}; nothing had to be unwound.",
                 tone=Tone.GOOD,
@@ -163,7 +165,7 @@ def build_frame_trace(
         root.add(
             TraceNode(
                 NodeKind.RESULT,
-                f"→ frame {index}: {frame_label(frame)}",
+                f"→ frame {number}: {frame_label(frame)}",
                 f"found by {frame.trust.description}",
                 tooltip=describe_trust(frame.trust),
                 tone=Tone.GOOD,
@@ -171,13 +173,18 @@ def build_frame_trace(
             )
         )
     if termination is not None:
+        # reaching a thread's entry point is where every stack ends: told plainly, not as a failure
+        normal = normal_end(frames[: index + 1], termination)
         node = root.add(
             TraceNode(
                 NodeKind.TERMINATION,
-                "Walk stopped",
+                "Walk ended: the bottom of the stack" if normal else "Walk stopped",
                 termination.message,
-                tooltip=f"{termination.reason.value}: no frame after frame {index}",
-                tone=Tone.BAD,
+                tooltip=(
+                    f"{termination.reason.value}: no frame after frame {number}"
+                    + (f" ({frame.function_name}, where the thread started)" if normal else "")
+                ),
+                tone=Tone.PLAIN if normal else Tone.BAD,
                 step=True,
                 registers=NOTHING,
                 expanded=True,
@@ -189,8 +196,12 @@ def build_frame_trace(
                 node,
                 termination.step,
                 _Step(rs.instruction_pointer, rs.stack_pointer, callee),
-                expand_all=True,
+                expand_all=not normal,
             )
+            if normal:  # nothing went wrong: every strategy rightly found no caller
+                for attempt_node in node.children:
+                    if attempt_node.tone is Tone.BAD:
+                        attempt_node.tone = Tone.MUTED
     return root
 
 
@@ -469,7 +480,8 @@ def _add_scan(
                 f"{candidate_where(candidate)}: {verdict}, {candidate.reason}",
                 tooltip=f"Stack word at {candidate.address:#x} holds {candidate.value:#x}\n"
                 f"{candidate_where(candidate)}\n{verdict}: {candidate.reason}",
-                tone=Tone.GOOD if candidate.accepted else Tone.MUTED if candidate.value == 0 else Tone.BAD,
+                # a rejected word is the scan working, not a fault: muted, never red
+                tone=Tone.GOOD if candidate.accepted else Tone.MUTED,
                 step=step,
                 reads=(candidate.address,),
                 # the accepted word: the caller is what the attempt made of it

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspector.core.explain.build import candidate_where
+from inspector.core.explain.triage import report_numbers
 from inspector.core.minidump import basename
 from inspector.core.unwind import (
     CfiDetail,
@@ -52,6 +53,7 @@ def _short(frame: StackFrame) -> str:
 def stack_marks(frames: Sequence[StackFrame], termination: Termination | None = None) -> list[StackMark]:
     """Every stack word the chosen strategies read (and every scanned candidate that points into a module)."""
     marks: list[StackMark] = []
+    numbers = report_numbers(frames)  # the texts name frames by the report's numbers
     for index, frame in enumerate(frames):
         step = frame.found_by
         if step is None:
@@ -59,20 +61,23 @@ def stack_marks(frames: Sequence[StackFrame], termination: Termination | None = 
         callee = index - 1
         attempt = step.chosen_attempt
         if attempt is not None:
-            marks.extend(_attempt_marks(attempt, callee, frame))
+            marks.extend(_attempt_marks(attempt, callee, frame, numbers))
         for other in step.attempts:
             if other is not attempt and isinstance(other.detail, ScanDetail):
-                marks.extend(_scan_marks(other.detail, callee, None))
+                marks.extend(_scan_marks(other.detail, callee, numbers[callee], None))
     if termination is not None and termination.step is not None and frames:
         last = len(frames) - 1
         for attempt in termination.step.attempts:
             if isinstance(attempt.detail, ScanDetail):
-                marks.extend(_scan_marks(attempt.detail, last, None))
+                marks.extend(_scan_marks(attempt.detail, last, numbers[last], None))
     return marks
 
 
-def _attempt_marks(attempt: StrategyAttempt, callee: int, caller: StackFrame) -> list[StackMark]:
+def _attempt_marks(
+    attempt: StrategyAttempt, callee: int, caller: StackFrame, numbers: Sequence[int]
+) -> list[StackMark]:
     detail = attempt.detail
+    callee_no, caller_no = numbers[callee], numbers[callee + 1]
     out: list[StackMark] = []
     target = _short(caller)
     if isinstance(detail, CfiDetail):
@@ -84,7 +89,7 @@ def _attempt_marks(attempt: StrategyAttempt, callee: int, caller: StackFrame) ->
                         evaluation.result.value,
                         callee,
                         MarkKind.CFA,
-                        f"CFA of frame {callee} (frame {callee + 1}'s stack pointer)",
+                        f"CFA of frame {callee_no} (frame {caller_no}'s stack pointer)",
                     )
                 )
             elif evaluation.effect is RuleEffect.RETURN_ADDRESS and reads:
@@ -93,7 +98,7 @@ def _attempt_marks(attempt: StrategyAttempt, callee: int, caller: StackFrame) ->
                         reads[-1].address,
                         callee,
                         MarkKind.RETURN_ADDRESS,
-                        f"return address of frame {callee} → {target}",
+                        f"return address of frame {callee_no} → {target}",
                     )
                 )
             elif evaluation.effect is RuleEffect.SET and reads:
@@ -102,7 +107,7 @@ def _attempt_marks(attempt: StrategyAttempt, callee: int, caller: StackFrame) ->
                         reads[-1].address,
                         callee,
                         MarkKind.SAVED_REGISTER,
-                        f"saved {evaluation.register} (frame {callee + 1}'s, CFI)",
+                        f"saved {evaluation.register} (frame {caller_no}'s, CFI)",
                     )
                 )
     elif isinstance(detail, FramePointerDetail):
@@ -112,24 +117,24 @@ def _attempt_marks(attempt: StrategyAttempt, callee: int, caller: StackFrame) ->
             for word in probe.reads:
                 kind = MarkKind.RETURN_ADDRESS if word.role == "return address" else MarkKind.SAVED_REGISTER
                 text = (
-                    f"return address of frame {callee} → {target} (frame pointer)"
+                    f"return address of frame {callee_no} → {target} (frame pointer)"
                     if kind is MarkKind.RETURN_ADDRESS
                     else f"{word.role} (frame pointer)"
                 )
                 out.append(StackMark(word.address, callee, kind, text))
     elif isinstance(detail, ScanDetail):
-        out.extend(_scan_marks(detail, callee, target))
+        out.extend(_scan_marks(detail, callee, callee_no, target))
     elif isinstance(detail, StackWinDetail):
         for word in detail.reads:
             out.append(StackMark(word.address, callee, MarkKind.SAVED_REGISTER, f"{word.role} (STACK WIN)"))
     return out
 
 
-def _scan_marks(detail: ScanDetail, callee: int, target: str | None) -> list[StackMark]:
+def _scan_marks(detail: ScanDetail, callee: int, callee_no: int, target: str | None) -> list[StackMark]:
     out = []
     for candidate in detail.candidates:
         if candidate.accepted:
-            text = f"scan hit: return address of frame {callee} → {target or candidate_where(candidate)}"
+            text = f"scan hit: return address of frame {callee_no} → {target or candidate_where(candidate)}"
             out.append(StackMark(candidate.address, callee, MarkKind.SCAN_ACCEPTED, text))
         elif candidate.module is not None:
             text = f"scan rejected ({candidate.reason}): {candidate_where(candidate)}"

@@ -14,11 +14,13 @@ physical frame; the tooltips give that numbering too.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
 from inspector.core.explain import describe_trust
+from inspector.core.explain.triage import RECURSION_MIN, is_guess, is_own_frame, recursion_key
 from inspector.core.minidump import basename
 from inspector.core.report.frame_text import frame_label, frame_lines
 from inspector.core.types import format_address
@@ -86,17 +88,14 @@ def function_text(frame: StackFrame) -> str:
     return f"{frame.instruction:#x}"
 
 
+def module_text(frame: StackFrame) -> str:
+    return basename(frame.module.code_file) if frame.module is not None else ""
+
+
 def source_text(file: str | None, line: int | None) -> str:
     if file is None:
         return ""
     return f"{basename(file)}:{line}" if line is not None else basename(file)
-
-
-def human_number(frame_index: int, frames: Sequence[StackFrame], inline_depth: int = 0) -> int:
-    """rust-minidump's frame number: inline frames count, innermost first, before their frame."""
-    number = sum(len(f.inlines) + 1 for f in frames[:frame_index])
-    inlines = len(frames[frame_index].inlines) if frame_index < len(frames) else 0
-    return number + (inline_depth - 1 if inline_depth else inlines)
 
 
 def stack_text(
@@ -119,19 +118,47 @@ def stack_text(
     return "\n".join(out) + "\n"
 
 
+@dataclass(frozen=True, slots=True)
+class FrameRow:
+    """One line of the report: physical frame `frame` (inline 0) or its inline frame at depth `inline`
+    (1 = innermost). The row's position in `FrameTreeModel.rows` is its number in the report."""
+
+    frame: int
+    inline: int
+
+
+@dataclass(slots=True)
+class RecursionGroup:
+    """A collapsed run of equal frames: report rows `first` … `first + count - 1` as its children."""
+
+    first: int
+    count: int
+
+
 class FrameTreeModel(HeaderedTreeModel):
+    """The selected thread's frames in stack order, one row per frame of the report.
+
+    Rows are the report's lines: each physical frame's inline frames (innermost first), then the
+    physical frame, so reading down is reading the stack, and a row's number is the report's.
+    A run of `RECURSION_MIN` or more equal frames shows its first frame, then one collapsed row
+    holding the others (expand it to see them). Top-level items are report rows or such groups;
+    a group's children are report rows.
+    """
+
     COL_NUMBER = 0
-    COL_TRUST = 1
-    COL_MODULE = 2
-    COL_FUNCTION = 3
-    COL_SOURCE = 4
-    HEADERS = ("#", "Found by", "Module", "Function", "Source")
+    COL_FUNCTION = 1
+    COL_OFFSET = 2
+    COL_SOURCE = 3
+    COL_MODULE = 4
+    COL_TRUST = 5
+    HEADERS = ("#", "Function", "Offset", "Source", "Module", "Found by")
     TOOLTIPS = (
-        "Frame number (inline frames: where rust-minidump's report numbers them)",
-        "How the frame was found, and so how far it can be trusted",
-        "Module holding the instruction",
-        "Function and offset of the instruction in it",
+        "Frame number, as in the report (inline frames take numbers of their own); badge: how it was found",
+        "Function (long C++ names shortened to fit: hover or copy for the whole name)",
+        "Offset of the instruction in the function",
         "Source file and line",
+        "Module holding the instruction",
+        "How the frame was found, and so how far it can be trusted",
     )
 
     def __init__(self, theme: Theme, parent: object = None) -> None:
@@ -141,6 +168,14 @@ class FrameTreeModel(HeaderedTreeModel):
         self._thread = -1
         self._frames: list[StackFrame] = []
         self._pointer_width = 8
+        self._clear()
+
+    def _clear(self) -> None:
+        self._rows: list[FrameRow] = []
+        self._first_row: list[int] = []  # per physical frame: its first report row
+        self._top: list[int | RecursionGroup] = []
+        self._place: list[tuple[int, int]] = []  # per report row: (top item, child row or -1)
+        self._own_frame: int | None = None
 
     # ---- configuration ----
 
@@ -157,44 +192,148 @@ class FrameTreeModel(HeaderedTreeModel):
     def frames(self) -> list[StackFrame]:
         return self._frames
 
+    @property
+    def rows(self) -> list[FrameRow]:
+        return self._rows
+
+    @property
+    def groups(self) -> list[RecursionGroup]:
+        return [item for item in self._top if isinstance(item, RecursionGroup)]
+
+    @property
+    def first_own_frame(self) -> int | None:
+        """The first physical frame in the program's own code (marked in the Function column)."""
+        return self._own_frame
+
     def set_frames(self, thread: int, frames: Sequence[StackFrame], *, pointer_width: int = 8) -> None:
         """Show `thread`'s frames (those walked so far)."""
         self.beginResetModel()
         self._thread = thread
-        self._frames = list(frames)
+        self._frames = []
         self._pointer_width = pointer_width
+        self._clear()
+        for frame in frames:
+            self._add(frame, notify=False)
         self.endResetModel()
 
     def append_frames(self, frames: Sequence[StackFrame]) -> None:
         """More frames of the shown thread arrived."""
-        if not frames:
+        for frame in frames:
+            self._add(frame, notify=True)
+
+    def _add(self, frame: StackFrame, *, notify: bool) -> None:
+        index = len(self._frames)
+        self._frames.append(frame)
+        first = len(self._rows)
+        self._first_row.append(first)
+        new_rows = [FrameRow(index, depth) for depth in range(1, len(frame.inlines) + 1)]
+        new_rows.append(FrameRow(index, 0))
+        self._rows.extend(new_rows)
+        if self._own_frame is None and is_own_frame(frame):
+            self._own_frame = index  # the mark is on the new row itself: no other row changes
+        run = self._run_length(index)
+        last = self._top[-1] if self._top else None
+        if run > RECURSION_MIN and isinstance(last, RecursionGroup):
+            # one more frame of the recursion already collapsed
+            top = len(self._top) - 1
+            parent = self.index(top, 0)
+            if notify:
+                self.beginInsertRows(parent, last.count, last.count)
+            self._place.append((top, last.count))
+            last.count += 1
+            if notify:
+                self.endInsertRows()
+                self.dataChanged.emit(parent, parent.siblingAtColumn(self.COL_TRUST))
             return
-        first = len(self._frames)
-        self.beginInsertRows(QModelIndex(), first, first + len(frames) - 1)
-        self._frames.extend(frames)
-        self.endInsertRows()
+        if run == RECURSION_MIN:
+            # the run is long enough: its first frame stays, the others go into one collapsed row
+            start_top = len(self._top) - (RECURSION_MIN - 2)
+            if notify:
+                self.beginRemoveRows(QModelIndex(), start_top, len(self._top) - 1)
+            del self._top[start_top:]
+            if notify:
+                self.endRemoveRows()
+            group = RecursionGroup(first=first - (RECURSION_MIN - 2), count=RECURSION_MIN - 1)
+            if notify:
+                self.beginInsertRows(QModelIndex(), start_top, start_top)
+            self._top.append(group)
+            del self._place[group.first :]
+            self._place.extend((start_top, child) for child in range(group.count))
+            if notify:
+                self.endInsertRows()
+            return
+        if notify:
+            self.beginInsertRows(QModelIndex(), len(self._top), len(self._top) + len(new_rows) - 1)
+        for row in range(first, first + len(new_rows)):
+            self._place.append((len(self._top), -1))
+            self._top.append(row)
+        if notify:
+            self.endInsertRows()
 
-    def frame_index(self, row: int, inline_depth: int = 0) -> QModelIndex:
-        """The index of frame `row` (inline_depth 0) or of one of its inline frames (1 = innermost)."""
-        if not 0 <= row < len(self._frames):
-            return QModelIndex()
+    def _run_length(self, index: int) -> int:
+        """How many equal frames end at physical frame `index` (1: it differs from its callee)."""
+        key = recursion_key(self._frames[index])
+        if key is None:
+            return 1
+        length = 1
+        while index - length >= 0 and recursion_key(self._frames[index - length]) == key:
+            length += 1
+            if length > RECURSION_MIN:
+                break  # only "more than the minimum" matters
+        return length
+
+    # ---- rows, frames and indexes ----
+
+    def report_row(self, frame: int, inline_depth: int = 0) -> int | None:
+        """The report row (= the report's number) of physical frame `frame` or of its inline frame."""
+        if not 0 <= frame < len(self._frames):
+            return None
+        inlines = len(self._frames[frame].inlines)
         if inline_depth == 0:
-            return self.index(row, 0)
-        if not 1 <= inline_depth <= len(self._frames[row].inlines):
-            return QModelIndex()
-        return self.index(inline_depth - 1, 0, self.index(row, 0))
+            return self._first_row[frame] + inlines
+        if not 1 <= inline_depth <= inlines:
+            return None
+        return self._first_row[frame] + inline_depth - 1
 
-    def frame_ref_of(self, index: _Index) -> tuple[int, int] | None:
-        """(frame row, inline depth) of an index of this model."""
+    def frame_index(self, frame: int, inline_depth: int = 0) -> QModelIndex:
+        """The index of physical frame `frame` (inline_depth 0) or of its inline frame (1 = innermost)."""
+        row = self.report_row(frame, inline_depth)
+        if row is None:
+            return QModelIndex()
+        top, child = self._place[row]
+        if child < 0:
+            return self.index(top, 0)
+        return self.index(child, 0, self.index(top, 0))
+
+    def _row_of(self, index: _Index) -> int | None:
+        """The report row an index shows (a collapsed group: its first frame)."""
         if not index.isValid():
             return None
         parent = index.internalId()
         if parent == 0:
-            return index.row(), 0
-        row = parent - 1
-        if not 0 <= row < len(self._frames) or not 0 <= index.row() < len(self._frames[row].inlines):
+            if not 0 <= index.row() < len(self._top):
+                return None
+            item = self._top[index.row()]
+            return item if isinstance(item, int) else item.first
+        group = self._top[parent - 1] if 0 < parent <= len(self._top) else None
+        if not isinstance(group, RecursionGroup) or not 0 <= index.row() < group.count:
             return None
-        return row, index.row() + 1  # child 0 is the innermost inline frame, depth 1
+        return group.first + index.row()
+
+    def group_of(self, index: _Index) -> RecursionGroup | None:
+        """The collapsed recursion a top-level index is, if it is one."""
+        if not index.isValid() or index.internalId() != 0 or not 0 <= index.row() < len(self._top):
+            return None
+        item = self._top[index.row()]
+        return item if isinstance(item, RecursionGroup) else None
+
+    def frame_ref_of(self, index: _Index) -> tuple[int, int] | None:
+        """(physical frame, inline depth) of an index of this model (a group: its first frame)."""
+        row = self._row_of(index)
+        if row is None:
+            return None
+        entry = self._rows[row]
+        return entry.frame, entry.inline
 
     # ---- HeaderedTreeModel ----
 
@@ -217,42 +356,57 @@ class FrameTreeModel(HeaderedTreeModel):
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         if not parent.isValid():
-            return len(self._frames)
+            return len(self._top)
         if parent.internalId() != 0 or parent.column() != 0:
             return 0
-        row = parent.row()
-        return len(self._frames[row].inlines) if 0 <= row < len(self._frames) else 0
+        group = self.group_of(parent)
+        return group.count if group is not None else 0
 
     def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
-        ref = self.frame_ref_of(index)
-        if ref is None:
+        row = self._row_of(index)
+        if row is None:
             return None
-        row, depth = ref
-        frame = self._frames[row]
+        group = self.group_of(index)
+        if group is not None:
+            return self._group_data(group, index.column(), role)
+        entry = self._rows[row]
+        frame = self._frames[entry.frame]
+        inline = None if entry.inline == 0 else frame.inlines[entry.inline - 1]
         column = index.column()
-        inline = None if depth == 0 else frame.inlines[depth - 1]
         trust = frame.trust if inline is None else None
         if role == _ROLE.DisplayRole:
             return self._display(frame, inline, row, column)
-        if role == _ROLE.DecorationRole and column == self.COL_TRUST:
+        if role == _ROLE.DecorationRole and column == self.COL_NUMBER:
             icon = self._icons.get(trust)
             if icon is None:
                 icon = self._icons[trust] = trust_icon(trust, self._theme)
             return icon
         if role == _ROLE.ToolTipRole:
-            return self._tooltip(frame, inline, row, depth, column)
+            return self._tooltip(frame, inline, row, entry.inline, column)
         if role == _ROLE.FontRole:
-            if column == self.COL_FUNCTION and inline is None and frame.function_name is None:
+            if column in (self.COL_NUMBER, self.COL_OFFSET):
                 return self._theme.mono
-            if column == self.COL_NUMBER:
-                return self._theme.mono
+            if column == self.COL_FUNCTION:
+                if inline is None and frame.function_name is None:
+                    return self._theme.mono
+                if inline is None and entry.frame == self._own_frame:
+                    return self._theme.bold
+                if inline is None and is_guess(frame):
+                    italic = QFont(self._theme.bold)
+                    italic.setBold(False)
+                    italic.setItalic(True)
+                    return italic
             return None
         if role == _ROLE.ForegroundRole:
             if column == self.COL_TRUST:
                 return trust_color(trust, self._theme)
+            if column == self.COL_FUNCTION and inline is None:
+                if frame.function_name is None or is_guess(frame):
+                    return self._theme.muted
+                return None
             if inline is not None and column != self.COL_FUNCTION:
                 return self._theme.muted
-            if column == self.COL_FUNCTION and frame.function_name is None and inline is None:
+            if column == self.COL_OFFSET:
                 return self._theme.muted
             return None
         if role == _ROLE.TextAlignmentRole and column == self.COL_NUMBER:
@@ -263,15 +417,47 @@ class FrameTreeModel(HeaderedTreeModel):
             return frame.instruction
         return None
 
+    def _group_data(self, group: RecursionGroup, column: int, role: int) -> object:
+        first = self._rows[group.first]
+        frame = self._frames[first.frame]
+        last = group.first + group.count - 1
+        if role == _ROLE.DisplayRole:
+            if column == self.COL_NUMBER:
+                return f"{group.first}–{last}"
+            if column == self.COL_FUNCTION:
+                return f"{group.count} more calls of {frame.function_name} (recursion)"
+            if column == self.COL_MODULE:
+                return module_text(frame)
+            return ""
+        if role == _ROLE.ToolTipRole:
+            return (
+                f"Frames {group.first} to {last}: {group.count} more calls of the same function, "
+                f"one calling the next (a recursion).\n{frame.function_name}\n"
+                "Expand the row to see each frame."
+            )
+        if role == _ROLE.FontRole and column == self.COL_NUMBER:
+            return self._theme.mono
+        if role == _ROLE.ForegroundRole:
+            return self._theme.warning
+        if role == _ROLE.TextAlignmentRole and column == self.COL_NUMBER:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
     def _display(self, frame: StackFrame, inline: InlineFrame | None, row: int, column: int) -> str:
         if column == self.COL_NUMBER:
-            return str(row) if inline is None else ""
+            return str(row)
         if column == self.COL_TRUST:
             return TRUST_LABELS[frame.trust if inline is None else None][0]
         if column == self.COL_MODULE:
-            return basename(frame.module.code_file) if frame.module is not None else ""
+            return module_text(frame)
         if column == self.COL_FUNCTION:
-            return function_text(frame) if inline is None else inline.function
+            if inline is not None:
+                return inline.function
+            return frame.function_name if frame.function_name is not None else function_text(frame)
+        if column == self.COL_OFFSET:
+            if inline is None and frame.function_name is not None and frame.function_offset is not None:
+                return f"+ {frame.function_offset:#x}"
+            return ""
         if column == self.COL_SOURCE:
             if inline is not None:
                 return source_text(inline.file, inline.line)
@@ -281,24 +467,33 @@ class FrameTreeModel(HeaderedTreeModel):
     def _tooltip(
         self, frame: StackFrame, inline: InlineFrame | None, row: int, depth: int, column: int
     ) -> str:
-        number = human_number(row, self._frames, depth)
+        physical = self.report_row(frame.index) or 0
         if inline is not None:
-            lines = [f"{inline.function} — inlined (#{number} in rust-minidump's report)"]
+            lines = [f"#{row} {inline.function}", f"Inlined into #{physical} {frame.function_name or ''}"]
             if depth == 1:
                 lines.append("The innermost call: the instruction is in this function.")
             else:
-                lines.append(f"Inline depth {depth} (1 is the innermost); it calls the row below it.")
-            lines.append(f"Found by: {INLINE_DESCRIPTION} (inside physical frame {row})")
+                lines.append(f"It called #{row - 1}, the row above it.")
+            lines.append(f"Found by: {INLINE_DESCRIPTION}")
             if inline.file is not None:
                 lines.append(f"{inline.file}:{inline.line if inline.line is not None else '?'}")
             return "\n".join(lines)
-        lines = [f"Frame {row} (#{number} in rust-minidump's report): {frame_label(frame)}"]
+        lines = [f"#{row} {frame_label(frame)}"]
+        if frame.function_name is not None:
+            lines.insert(1, frame.function_name)
+        if is_guess(frame):
+            lines.append(
+                "A guess: no function record covers this address, so the name is the nearest public "
+                f"symbol below it, {frame.function_offset or 0:#x} bytes away; the instruction may be "
+                "in another, unexported function."
+            )
+        if frame.index == self._own_frame:
+            lines.append("The first frame in your code (a module that is not a system library).")
         lines.append(f"Found by: {frame.trust.description}")
         lines.append(describe_trust(frame.trust))
         lines.append(f"Instruction {format_address(frame.instruction, self._pointer_width)}")
         if frame.inlines:
-            innermost = frame.inlines[0].function
-            lines.append(f"{len(frame.inlines)} inline frame(s); the innermost is {innermost}")
+            lines.append(f"Inline frames #{row - len(frame.inlines)}–#{row - 1} are inlined into it.")
         if frame.source_file is not None:
             lines.append(f"{frame.source_file}:{frame.source_line}")
         return "\n".join(lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from inspector.core.explain.triage import overflow_reason
 from inspector.core.minidump import basename
 from inspector.core.report.frame_text import frame_label
 from inspector.gui.document import Document, ThreadView
@@ -61,6 +62,19 @@ class ThreadTableModel(HeaderedTableModel):
         frames = doc.frames(thread_index)
         return len(frames) if frames or doc.is_walked(thread_index) else None
 
+    def overflow(self, thread_index: int) -> str | None:
+        """Why the crashing thread's walked stack is a stack overflow (`explain.triage`), else None."""
+        doc = self._document
+        thread = doc.thread(thread_index) if doc is not None else None
+        if doc is None or thread is None or not thread.crashing or not doc.is_walked(thread_index):
+            return None
+        crash = doc.state.crash
+        return overflow_reason(
+            doc.frames(thread_index),
+            doc.termination(thread_index),
+            crash.reason if crash is not None else None,
+        )
+
     def _top_function(self, thread_index: int) -> str | None:
         """`module!function` of the innermost (maybe inlined) function of the first frame, once walked."""
         frames = self._document.frames(thread_index) if self._document is not None else []
@@ -117,6 +131,8 @@ class ThreadTableModel(HeaderedTableModel):
             return thread.name or ""
         if column == self.COL_FRAMES:
             count = self._frame_count(thread.index)
+            if count is not None and self.overflow(thread.index) is not None:
+                return f"{count:,} ⚠ overflow"
             return "" if count is None else str(count)
         if column == self.COL_TOP:
             top = self._top_function(thread.index)
@@ -150,6 +166,9 @@ class ThreadTableModel(HeaderedTableModel):
         lines.append(f"Registers from the {thread.context_source}")
         if column == self.COL_FRAMES and self._frame_count(thread.index) is None:
             lines.append("Not walked yet")
+        overflow = self.overflow(thread.index) if column == self.COL_FRAMES else None
+        if overflow is not None:
+            lines.append(f"Stack overflow: {overflow}")
         top = self._top_function(thread.index) if column == self.COL_TOP else None
         if top is not None:
             lines.append(f"First frame: {top}")

@@ -107,7 +107,9 @@ class TraceTreeModel(HeaderedTreeModel):
             if column == self.COL_STEP and node.step and node.kind not in _MONO_KINDS:
                 return theme.bold
             if node.kind in _MONO_KINDS or (column == self.COL_RESULT and node.kind is NodeKind.INFO):
-                return theme.mono_bold if node.step and column == self.COL_STEP else theme.mono
+                # a decision line is bold, unless it is one that was rightly passed over (muted)
+                bold = node.step and column == self.COL_STEP and node.tone is not Tone.MUTED
+                return theme.mono_bold if bold else theme.mono
             return None
         if role == _ROLE.ForegroundRole:
             tone = node.tone

@@ -9,7 +9,7 @@ stack, in rust-minidump's human-report layout.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPoint, QSortFilterProxyModel, Qt, Slot
-from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -19,9 +19,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.core.explain.triage import normal_end
 from inspector.core.types import format_address
-from inspector.gui.models.frame_model import FrameTreeModel, stack_text
+from inspector.gui.models.frame_model import FrameTreeModel, module_text, source_text, stack_text
 from inspector.gui.panes.linked_pane import LinkedPane
+from inspector.gui.panes.name_delegate import ElidingDelegate, ShorteningDelegate
 from inspector.gui.panes.tree_view import DataTreeView
 from inspector.gui.session import FrameRef, Session
 from inspector.gui.theme import Theme
@@ -62,12 +64,18 @@ class FramePane(LinkedPane):
         self.view = FrameTreeView(self)
         self.view.setModel(self.proxy)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._on_context_menu)
+        # Function: the shortest readable form, cut at the end; a file name keeps its line number
+        self.view.setItemDelegateForColumn(FrameTreeModel.COL_FUNCTION, ShorteningDelegate(self.view))
+        self._source_delegate = ElidingDelegate(Qt.TextElideMode.ElideMiddle, self.view)
+        self.view.setItemDelegateForColumn(FrameTreeModel.COL_SOURCE, self._source_delegate)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(FrameTreeModel.COL_FUNCTION, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(24)
+        self.view.setIndentation(14)  # only a collapsed recursion's rows are children: room for its arrow
         self._fit()
         self.setFocusProxy(self.view)
 
@@ -75,7 +83,6 @@ class FramePane(LinkedPane):
         self.setTabOrder(self.view, self.filter)
 
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
-        self.model.rowsInserted.connect(self._on_rows_inserted)
         session.document_changed.connect(self._on_document_changed)
         session.thread_selected.connect(self._on_thread_selected)
         session.frames_added.connect(self._on_frames_added)
@@ -83,19 +90,39 @@ class FramePane(LinkedPane):
         session.frame_selected.connect(self._on_frame_selected)
 
     def _fit(self) -> None:
+        """Narrow columns sized to what they hold; the Function column takes the rest of the width."""
         header = self.view.header()
-        mono = self._theme.mono
+        normal = QFontMetrics(self.font())
+        mono = QFontMetrics(self._theme.mono)
+        frames = self.model.frames[:200]  # enough to see the thread's modules and files
+        modules = [module_text(f) for f in frames]
+        sources = [source_text(f.source_file, f.source_line) for f in frames]
         widths = {
-            FrameTreeModel.COL_NUMBER: QFontMetrics(mono).horizontalAdvance("999") + 44,
-            FrameTreeModel.COL_TRUST: QFontMetrics(self.font()).horizontalAdvance("frame pointer") + 34,
-            FrameTreeModel.COL_MODULE: QFontMetrics(self.font()).horizontalAdvance("libtorch_cpu.so") + 12,
-            FrameTreeModel.COL_FUNCTION: QFontMetrics(self.font()).horizontalAdvance(
-                "render_worker_main + 0x4d"
-            )
-            + 16,
+            # the number, the trust badge and (with a collapsed recursion) the branch arrows
+            FrameTreeModel.COL_NUMBER: mono.horizontalAdvance("9" * max(2, len(str(len(self.model.rows)))))
+            + 16
+            + 14
+            + (self.view.indentation() if self.model.groups else 0),
+            FrameTreeModel.COL_OFFSET: mono.horizontalAdvance("+ 0x1ed3") + 12,
+            FrameTreeModel.COL_SOURCE: _fitted(normal, sources, "main.c:12", 170),
+            FrameTreeModel.COL_MODULE: _fitted(normal, modules, "libc.so.6", 130),
+            FrameTreeModel.COL_TRUST: normal.horizontalAdvance("CFI + scan") + 14,
         }
         for column, width in widths.items():
             header.resizeSection(column, width)
+        self.view.setRootIsDecorated(bool(self.model.groups))
+        self._show_columns_for_width()
+
+    #: narrower than this, the "Found by" column is hidden: the badge beside the number (its
+    #: colour, its letter, its tooltip) says the same, and the function names need the room
+    TRUST_COLUMN_MIN_WIDTH = 760
+
+    def _show_columns_for_width(self) -> None:
+        self.view.setColumnHidden(FrameTreeModel.COL_TRUST, self.width() < self.TRUST_COLUMN_MIN_WIDTH)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._show_columns_for_width()
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
@@ -117,7 +144,7 @@ class FramePane(LinkedPane):
             frames = doc.frames(thread_index) if doc is not None and thread_index >= 0 else []
             width = doc.state.pointer_width if doc is not None else 8
             self.model.set_frames(thread_index, frames, pointer_width=width)
-            self.view.expandAll()
+        self._fit()
         self._update_title()
 
     @Slot(int, int, int)
@@ -129,8 +156,13 @@ class FramePane(LinkedPane):
             return
         frames = doc.frames(thread_index)
         have = len(self.model.frames)
+        groups = len(self.model.groups)
         with self.syncing():
             self.model.append_frames(frames[have:])
+            # a run of equal frames collapsing moves rows: keep the session's selection shown
+            self._on_frame_selected(self.session.selected_frame)
+        if have == 0 or len(self.model.groups) != groups or len(str(len(self.model.rows))) > len(str(have)):
+            self._fit()
         self._update_title()
 
     @Slot(int)
@@ -149,7 +181,14 @@ class FramePane(LinkedPane):
         inlines = sum(len(f.inlines) for f in self.model.frames)
         count = f"{frames} frame{'s' if frames != 1 else ''}" + (f" + {inlines} inlined" if inlines else "")
         termination = doc.termination(thread_index)
-        if termination is not None:
+        if termination is not None and normal_end(self.model.frames, termination):
+            # the walk reached where the thread started: the stack's normal end, said plainly
+            bottom = self.model.frames[-1].function_name
+            self.title.setText(f"Thread {thread.label}: {count}, down to {bottom}")
+            self.title.setToolTip(
+                f"The walk ended at {bottom}, where the thread started ({termination.message})"
+            )
+        elif termination is not None:
             self.title.setText(f"Thread {thread.label}: {count}; walk stopped: {termination.message}")
             self.title.setToolTip(termination.reason.value)
         elif doc.is_walked(thread_index):
@@ -159,18 +198,9 @@ class FramePane(LinkedPane):
         else:
             self.title.setText(f"Thread {thread.label}: not walked yet")
 
-    @Slot(QModelIndex, int, int)
-    def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
-        if parent.isValid():
-            return
-        for row in range(first, last + 1):
-            index = self.proxy.mapFromSource(self.model.index(row, 0))
-            if index.isValid():
-                self.view.expand(index)
-
     @Slot(object)
     def _on_frame_selected(self, ref: object) -> None:
-        with self.syncing():
+        with self.syncing():  # (scrolling to a frame inside a collapsed recursion expands it)
             if not isinstance(ref, FrameRef) or ref.thread != self.model.thread_index:
                 self.view.clear_current()
                 return
@@ -190,7 +220,8 @@ class FramePane(LinkedPane):
     @Slot(str)
     def _on_filter(self, text: str) -> None:
         self.proxy.setFilterFixedString(text)
-        self.view.expandAll()
+        if text:  # matches inside a collapsed recursion are shown
+            self.view.expandAll()
 
     # ---- copying ----
 
@@ -243,7 +274,14 @@ class FramePane(LinkedPane):
                 f"Copy Instruction Address ({address})",
                 lambda: QGuiApplication.clipboard().setText(address),
             )
-        menu.addSeparator()
-        menu.addAction("Expand Inline Frames", self.view.expandAll)
-        menu.addAction("Collapse Inline Frames", self.view.collapseAll)
+        if self.model.groups:
+            menu.addSeparator()
+            menu.addAction("Expand Recursions", self.view.expandAll)
+            menu.addAction("Collapse Recursions", self.view.collapseAll)
         menu.popup(self.view.viewport().mapToGlobal(point))
+
+
+def _fitted(metrics: QFontMetrics, texts: list[str], least: str, most: int) -> int:
+    """The width of the widest text (at least `least`'s, at most `most` pixels), with the cell's margins."""
+    width = max((metrics.horizontalAdvance(t) for t in texts), default=0)
+    return min(max(width, metrics.horizontalAdvance(least)) + 14, most)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.core.explain import MarkKind
+from inspector.core.explain import MarkKind, report_numbers
 from inspector.core.minidump import CpuContext, MemoryRegion
 from inspector.core.report.frame_text import frame_label
 from inspector.core.types import format_address
@@ -248,14 +248,15 @@ class MemoryPane(LinkedPane):
             self.model.set_notes("trace", [])
             self.model.set_frame_bands([])
             return
+        numbers = report_numbers(frames)  # the report's numbers, as the Frames pane shows them
         bands = [
-            FrameBand(start, end, index, f"frame {index}")
+            FrameBand(start, end, index, f"frame {numbers[index]}")
             for index, start, end in doc.frame_extents(self._thread.index, region.end)
         ]
         notes = [
             WordNote(
                 band.start,
-                f"── frame {band.frame_index}: {frame_label(frames[band.frame_index])}",
+                f"── frame {numbers[band.frame_index]}: {frame_label(frames[band.frame_index])}",
                 NoteKind.FRAME_BOUNDARY,
             )
             for band in bands

@@ -10,7 +10,12 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Slot
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from inspector.core.explain import RegisterState, changed_registers, register_provenance
+from inspector.core.explain import (
+    RegisterState,
+    changed_registers,
+    register_provenance,
+    report_number,
+)
 from inspector.gui.models.register_model import RegisterTableModel
 from inspector.gui.models.roles import AddressRole
 from inspector.gui.panes.follow import follow_pointer
@@ -48,7 +53,7 @@ class RegisterPane(LinkedPane):
                 M.COL_NAME: ("eflags", theme.mono),
                 M.COL_VALUE: ("0x00007ffff7e5af16", theme.mono),
                 M.COL_STATE: ("unknown", None),  # the longest of known / not yet / unknown
-                M.COL_SOURCE: ("CFI .ra: .cfa -8 + ^ (.ra)", None),
+                M.COL_SOURCE: ("context (exception record)", None),
             },
             padding=10,
         )
@@ -106,7 +111,7 @@ class RegisterPane(LinkedPane):
             changed=changed,
             known_so_far=known,
         )
-        where = f"Frame {ref.frame} of thread {thread.label}"
+        where = f"Frame {report_number(frames, ref.frame)} of thread {thread.label}"
         if known is not None:
             pending = f", {len(known.pending)} pending" if known.pending else ""
             self.title.setText(
@@ -115,7 +120,8 @@ class RegisterPane(LinkedPane):
         elif callee is None:
             self.title.setText(f"{where}: registers from the {thread.context_source}")
         else:
-            self.title.setText(f"{where}: {len(changed)} changed from frame {ref.frame - 1} (highlighted)")
+            callee_number = report_number(frames, ref.frame - 1)
+            self.title.setText(f"{where}: {len(changed)} changed from frame {callee_number} (highlighted)")
 
     @Slot(QModelIndex)
     def _on_double_clicked(self, index: QModelIndex) -> None:

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QWidget
 from inspector.gui.models.roles import SortRole
 from inspector.gui.models.thread_model import ThreadTableModel
 from inspector.gui.panes.linked_pane import LinkedPane
+from inspector.gui.panes.name_delegate import ShorteningDelegate
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import Session
 from inspector.gui.theme import Theme
@@ -30,6 +31,8 @@ class ThreadPane(LinkedPane):
         self.view.setSortingEnabled(True)
         self.view.sortByColumn(ThreadTableModel.COL_INDEX, Qt.SortOrder.AscendingOrder)
         self.view.set_row_font(theme.mono_bold, theme.bold)
+        # the top frame's name shortened to fit, as in Frames (the whole name is in the tooltip)
+        self.view.setItemDelegateForColumn(ThreadTableModel.COL_TOP, ShorteningDelegate(self.view))
         self._fit(theme)
         self.setFocusProxy(self.view)
 
@@ -53,6 +56,18 @@ class ThreadPane(LinkedPane):
                 M.COL_TOP: ("libc.so.6 + 0x85f16", theme.mono),
             },
         )
+
+    def height_for_rows(self, rows: int) -> int:
+        """The pane's height (with its dock's title bar) that shows `rows` threads without scrolling."""
+        view = self.view
+        table = (
+            view.horizontalHeader().sizeHint().height()
+            + rows * view.verticalHeader().defaultSectionSize()
+            + 2 * view.frameWidth()
+            + view.horizontalScrollBar().sizeHint().height()  # shown when the columns are wider
+        )
+        title_bar = self.fontMetrics().height() + 10
+        return table + 2 + self.filter.sizeHint().height() + title_bar
 
     def set_theme(self, theme: Theme) -> None:
         self.model.set_theme(theme)

@@ -15,7 +15,7 @@ from PySide6.QtCore import QModelIndex, Qt, Slot
 from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from inspector.core.explain import TraceNode
+from inspector.core.explain import TraceNode, report_number
 from inspector.core.report.frame_text import frame_label
 from inspector.gui.models.trace_model import TraceTreeModel
 from inspector.gui.panes.linked_pane import LinkedPane
@@ -81,7 +81,7 @@ class UnwindPane(LinkedPane):
             self.title.setText("No frame selected")
             return
         stack = doc.frames(thread)
-        self.title.setText(f"Frame {frame}: {frame_label(stack[frame])}")
+        self.title.setText(f"Frame {report_number(stack, frame)}: {frame_label(stack[frame])}")
         self.title.setToolTip(self.title.text())
 
     def _expand_defaults(self) -> None:

@@ -1,0 +1,183 @@
+"""Triage marks on a walked stack: what a reader should trust less, where their own code starts,
+what repeats, whether the walk ended normally, and how the report numbers the frames.
+
+All of it is read from the frames and the termination; nothing here changes the walk. The
+window shows these marks; the reports keep rust-minidump's text.
+
+* **Numbering.** rust-minidump's report gives every inline frame a number of its own, innermost
+  first, before its physical frame (`report_numbers`); every view numbers frames this way.
+* **Guesses.** A name from a PUBLIC record (no FUNC covers the address) is the nearest exported
+  symbol below it: right for an exported function, but for an unexported one it names a
+  neighbour, often far away (`__nss_database_lookup + 0x15a98`).
+* **Your code.** A module is the system's when it lives in a system folder (`/lib`, `/usr/lib`,
+  `C:\\Windows`, `/System/Library`, …) or is a well-known runtime library (libc, libstdc++,
+  ntdll, …); every other module is the program's own (`first_own_frame`).
+* **Recursion.** A run of equal physical frames (same module and function, no inline frames)
+  of at least `RECURSION_MIN` frames (`recursion_runs`).
+* **Normal end.** A walk that stops at a thread's entry point (`_start`, `__clone3`,
+  `RtlUserThreadStart`, …), or with a null caller, ended where stacks end (`normal_end`).
+* **Stack overflow.** A crash whose stack holds at least `OVERFLOW_FRAMES` frames (no program
+  calls that deep on purpose: an 8 MB stack of small frames), or whose walk reached the frame
+  limit, or whose exception says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspector.core.minidump import basename
+from inspector.core.unwind import StackFrame, Termination, TerminationReason
+
+#: equal frames in a row that count as a recursion (and collapse in the window)
+RECURSION_MIN = 8
+#: a crashing stack this deep is called a stack overflow
+OVERFLOW_FRAMES = 1000
+
+_SYSTEM_DIRS = re.compile(
+    r"^(/lib(32|64|x32)?/|/usr/(local/)?lib(32|64|exec)?/|/system/|/apex/|/vendor/lib|/System/Library/"
+    r"|/usr/lib/system/|[a-z]:\\windows\\)",
+    re.IGNORECASE,
+)
+_SYSTEM_NAMES = re.compile(
+    r"^(ld-linux.*|ld64\.so.*|libc\.so.*|libm\.so.*|libpthread\.so.*|libdl\.so.*|librt\.so.*"
+    r"|libstdc\+\+\.so.*|libgcc_s\.so.*|libc\+\+(abi)?\.so.*|linux-(vdso|gate)\.so.*|libSystem.*\.dylib"
+    r"|libsystem_.*\.dylib|libdyld\.dylib|libc\+\+(abi)?\.?[0-9]*\.dylib|libobjc\.A\.dylib|dyld"
+    r"|ntdll\.dll|kernel32\.dll|kernelbase\.dll|ucrtbased?\.dll|msvcrt\.dll|msvcp[0-9_]+d?\.dll"
+    r"|vcruntime[0-9_]+d?\.dll|user32\.dll|win32u\.dll|gdi32(full)?\.dll|combase\.dll|rpcrt4\.dll"
+    r"|libart\.so|libandroid_runtime\.so|libbionic\.so)$",
+    re.IGNORECASE,
+)
+
+#: Functions where a thread's or a process's stack begins: reaching them is the normal end of a walk.
+ENTRY_POINTS = frozenset(
+    {
+        "_start",
+        "__clone",
+        "__clone3",
+        "clone",
+        "clone3",
+        "start_thread",
+        "__libc_start_main",
+        "__libc_start_call_main",
+        "__libc_start_main_impl",
+        "__libc_start_main_alias_2",
+        "__start",
+        "__thread_start",
+        "thread_start",
+        "_pthread_start",
+        "start",
+        "RtlUserThreadStart",
+        "_RtlUserThreadStart",
+        "BaseThreadInitThunk",
+        "__pthread_start",
+    }
+)
+
+
+def report_numbers(frames: Sequence[StackFrame]) -> list[int]:
+    """The report's number of each physical frame (its inline frames take the numbers before it)."""
+    out = []
+    number = 0
+    for frame in frames:
+        number += len(frame.inlines)
+        out.append(number)
+        number += 1
+    return out
+
+
+def report_number(frames: Sequence[StackFrame], index: int, inline_depth: int = 0) -> int:
+    """The report's number of physical frame `index` (inline_depth 0) or of its inline frame at
+    `inline_depth` (1 = innermost, numbered first)."""
+    first = sum(len(f.inlines) + 1 for f in frames[:index])
+    if inline_depth:
+        return first + inline_depth - 1
+    return first + (len(frames[index].inlines) if index < len(frames) else 0)
+
+
+def is_system_module(code_file: str) -> bool:
+    """A module of the operating system or the language runtime, not the program's own."""
+    path = code_file.replace("\\\\", "\\")
+    return bool(_SYSTEM_DIRS.match(path) or _SYSTEM_NAMES.match(basename(path)))
+
+
+def is_own_frame(frame: StackFrame) -> bool:
+    return frame.module is not None and not is_system_module(frame.module.code_file)
+
+
+def first_own_frame(frames: Sequence[StackFrame]) -> int | None:
+    """The index of the first physical frame in the program's own code, if the stack has one."""
+    return next((f.index for f in frames if is_own_frame(f)), None)
+
+
+def is_guess(frame: StackFrame) -> bool:
+    """The frame's name is the nearest PUBLIC symbol below the address, which may be another function."""
+    return frame.symbol is not None and frame.symbol.from_public
+
+
+@dataclass(frozen=True, slots=True)
+class RecursionRun:
+    """Physical frames `first` … `first + count - 1` are the same function, one calling the next."""
+
+    first: int
+    count: int
+
+    @property
+    def last(self) -> int:
+        return self.first + self.count - 1
+
+
+def recursion_key(frame: StackFrame) -> tuple[str, str] | None:
+    """What equal frames of a recursion share: the module and function (None: cannot be told)."""
+    if frame.inlines or frame.module is None or frame.function_name is None:
+        return None
+    return frame.module.code_file, frame.function_name
+
+
+def recursion_runs(frames: Sequence[StackFrame], minimum: int = RECURSION_MIN) -> list[RecursionRun]:
+    runs = []
+    start = 0
+    while start < len(frames):
+        key = recursion_key(frames[start])
+        end = start + 1
+        if key is not None:
+            while end < len(frames) and recursion_key(frames[end]) == key:
+                end += 1
+        if end - start >= minimum:
+            runs.append(RecursionRun(start, end - start))
+        start = end
+    return runs
+
+
+def normal_end(frames: Sequence[StackFrame], termination: Termination | None) -> bool:
+    """The walk stopped where stacks end: at an entry point, or at a null return address."""
+    if termination is None or not frames:
+        return False
+    if termination.reason is TerminationReason.NULL_INSTRUCTION:
+        return True
+    if termination.reason is not TerminationReason.NO_CALLER:
+        return False
+    name = frames[-1].function_name
+    if name is None:
+        return False
+    bare = name.split("(", 1)[0].strip()
+    return bare in ENTRY_POINTS
+
+
+def overflow_reason(
+    frames: Sequence[StackFrame], termination: Termination | None, exception_name: str | None = None
+) -> str | None:
+    """Why this crashing stack is a stack overflow, or None when nothing says so."""
+    if exception_name is not None and "STACK_OVERFLOW" in exception_name.upper():
+        return f"the exception is {exception_name}"
+    if termination is not None and termination.reason is TerminationReason.MAX_FRAMES:
+        return f"the walk reached its limit of {len(frames):,} frames"
+    if len(frames) >= OVERFLOW_FRAMES:
+        runs = recursion_runs(frames)
+        if runs:
+            run = max(runs, key=lambda r: r.count)
+            name = frames[run.first].function_name
+            return f"{len(frames):,} frames deep, {run.count:,} of them recursive calls of {name}"
+        return f"{len(frames):,} frames deep"
+    return None

@@ -1,0 +1,211 @@
+"""The window at first use (issue 21): readable names, one frame numbering, stack order, collapsed
+recursions, triage marks, a stepper whose position shows and whose registers hold at each step —
+on real crashes of ours (tests/fixtures/crashes)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics, QGuiApplication
+from PySide6.QtWidgets import QStyleOptionViewItem
+from pytestqt.qtbot import QtBot
+
+from inspector.core.explain import RegisterStatus
+from inspector.gui.main_window import MainWindow
+from inspector.gui.models.frame_model import FrameTreeModel
+from inspector.gui.models.register_model import RegisterTableModel
+from inspector.gui.session import FrameRef
+from inspector.gui.settings import Settings
+from inspector.resources import sample_dump
+from tests.gui.conftest import MessageBoxes, make_window
+from tests.gui.support import wait_analysis_over
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "crashes"
+M = FrameTreeModel
+
+
+def open_case(qtbot: QtBot, settings: Settings, name: str) -> MainWindow:
+    window = make_window(
+        qtbot, settings, session_symbol_paths=(FIXTURES / name / "symbols", FIXTURES / "system-symbols")
+    )
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(FIXTURES / name / f"{name}.dmp"))
+    return window
+
+
+@pytest.fixture
+def templates(qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes) -> Iterator[MainWindow]:
+    window = open_case(qtbot, settings, "cxx_templates")
+    yield window
+    window.session.shutdown()
+
+
+@pytest.fixture
+def terminate(qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes) -> Iterator[MainWindow]:
+    window = open_case(qtbot, settings, "cxx_terminate")
+    yield window
+    window.session.shutdown()
+
+
+def report_lines(copied: str) -> dict[int, str]:
+    """Frame number → the frame's line of a copied stack (`12  module!function …`)."""
+    out = {}
+    for line in copied.splitlines():
+        match = re.match(r"^\s*(\d+)  (\S.*)$", line)
+        if match:
+            out[int(match.group(1))] = match.group(2)
+    return out
+
+
+def test_rows_are_the_copied_reports_frames_in_order_with_its_numbers(templates: MainWindow) -> None:
+    pane = templates.frame_pane
+    model = pane.model
+    copied = report_lines(pane.copy_stack())
+    pane.view.expandAll()
+    seen = []
+    for top in range(model.rowCount()):
+        parent = model.index(top, 0)
+        children = [model.index(r, 0, parent) for r in range(model.rowCount(parent))]
+        for index in children or [parent]:
+            number = int(index.data())
+            function = index.siblingAtColumn(M.COL_FUNCTION).data()
+            assert copied[number].startswith(f"scene_graph!{function}") or function in copied[number]
+            seen.append(number)
+        if children:  # the group row itself reads its range
+            assert parent.data() == f"{children[0].data()}–{children[-1].data()}"
+    assert seen == sorted(copied)  # every line of the report, once, in stack order
+    # the first row is where the instruction is: the innermost inline function, as Threads says
+    first = model.index(0, M.COL_FUNCTION).data()
+    top_frame = templates.thread_pane.model.index(0, templates.thread_pane.model.COL_TOP).data()
+    assert first.startswith("engine::World<") and top_frame.startswith("scene_graph!engine::World<")
+
+
+def test_a_deep_recursion_is_one_collapsed_row(templates: MainWindow) -> None:
+    model = templates.frame_pane.model
+    (group,) = model.groups
+    assert group.count == 299  # 300 equal frames: the first stays a row, the others collapse
+    assert model.rowCount() == 13 + 1 + 5  # 13 rows above, the group, then run / main / libc / _start
+    index = next(model.index(r, 0) for r in range(model.rowCount()) if model.group_of(model.index(r, 0)))
+    text = index.siblingAtColumn(M.COL_FUNCTION).data()
+    assert text.startswith("299 more calls of engine::SceneNode<") and text.endswith("(recursion)")
+    view = templates.frame_pane.view
+    proxy_index = templates.frame_pane.proxy.mapFromSource(index)
+    assert not view.isExpanded(proxy_index)
+    # selecting a frame inside it (e.g. from the stack plot) opens it and selects that row
+    templates.session.select_frame(FrameRef(0, 100))
+    assert view.isExpanded(proxy_index)
+    current = templates.frame_pane.proxy.mapToSource(view.currentIndex())
+    assert model.frame_ref_of(current) == (100, 0)
+
+
+def test_long_names_are_shortened_to_fit_never_cut_in_the_middle(templates: MainWindow, qtbot: QtBot) -> None:
+    templates.resize(1366, 768)
+    templates.show()
+    qtbot.waitExposed(templates)
+    qtbot.wait(50)  # the default layout is applied once the window has its size
+    view = templates.frame_pane.view
+    delegate = view.itemDelegateForColumn(M.COL_FUNCTION)
+
+    readable = 0
+    for row in range(10):
+        index = templates.frame_pane.proxy.index(row, M.COL_FUNCTION)
+        option = QStyleOptionViewItem()
+        option.initFrom(view)
+        option.rect = view.visualRect(index)
+        option.widget = view
+        delegate.initStyleOption(option, index)
+        full = index.data()
+        assert option.text != full or len(full) < 40  # long names are shortened
+        metrics = QFontMetrics(option.font)
+        if metrics.horizontalAdvance(option.text) <= option.rect.width() - 8:
+            readable += 1
+        # the whole name is still in the tooltip and the copy
+        assert full in index.data(Qt.ItemDataRole.ToolTipRole)
+    assert readable >= 8
+
+
+def test_guesses_and_the_first_frame_of_your_code_are_marked(terminate: MainWindow) -> None:
+    model = terminate.frame_pane.model
+    rows = {
+        model.index(r, M.COL_FUNCTION).data(): model.index(r, M.COL_FUNCTION) for r in range(model.rowCount())
+    }
+    guess = rows["__cxa_throw_bad_array_new_length"]
+    assert guess.data(Qt.ItemDataRole.FontRole).italic()
+    assert "A guess" in guess.data(Qt.ItemDataRole.ToolTipRole)
+    own = next(index for name, index in rows.items() if name.startswith("parse_number("))
+    assert own.data(Qt.ItemDataRole.FontRole).bold()
+    assert "first frame in your code" in own.data(Qt.ItemDataRole.ToolTipRole)
+    assert model.frames[model.first_own_frame].function_name.startswith("parse_number(")
+
+
+def test_the_normal_end_of_a_stack_is_not_an_error(terminate: MainWindow) -> None:
+    title = terminate.frame_pane.title.text()
+    assert "walk stopped" not in title and title.endswith("down to _start")
+
+
+def test_the_stepper_position_always_has_room(window: MainWindow, qtbot: QtBot) -> None:
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(sample_dump()))
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    window.next_decision_action.trigger()
+    label = window.decision_label
+    assert label.text().startswith("decision 1 of ")
+    assert label.isVisible()
+    assert label.width() >= QFontMetrics(label.font()).horizontalAdvance("decision 1 of 74: frame 2")
+
+
+def test_the_window_fits_the_screen_it_opens_on(window: MainWindow) -> None:
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    available = screen.availableGeometry()
+    assert window.width() <= available.width() and window.height() <= available.height()
+
+
+def test_registers_at_each_step_hold_their_values_then_or_are_pending(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """Every decision of the sample's walk: a register shown known has the value and the source the
+    core's state gives at that step; one whose rule comes later is pending, with no value."""
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(sample_dump()))
+    session = window.session
+    model = window.register_pane.model
+    decisions = session.decisions()
+    pending_seen = 0
+    for _ in decisions:
+        window.next_decision_action.trigger()
+        node = session.focused_node()
+        assert node is not None
+        state = node.registers if node.step else None
+        if state is None:
+            continue
+        for row in range(model.rowCount()):
+            name = model.index(row, RegisterTableModel.COL_NAME).data()
+            value = model.index(row, RegisterTableModel.COL_VALUE).data()
+            status = state.status(name)
+            if status is RegisterStatus.KNOWN:
+                assert int(value, 16) == state.known[name].value, name
+                assert model.index(row, RegisterTableModel.COL_SOURCE).data() == state.known[name].how
+            else:
+                assert value == "…", name
+                expected = "pending" if status is RegisterStatus.PENDING else "not yet"
+                assert model.index(row, RegisterTableModel.COL_STATE).data() == expected
+                pending_seen += status is RegisterStatus.PENDING
+                # never highlighted as changed: it has no value yet
+                assert model.index(row, RegisterTableModel.COL_VALUE).data(
+                    Qt.ItemDataRole.ForegroundRole
+                ) == (window.theme.muted)
+    assert pending_seen > 0
+    # at frame 1's $r13 rule rbx is pending (its own rule comes later), not the callee's value
+    session.select_frame(FrameRef(2, 1))
+    root = window.unwind_pane.model.root
+    assert root is not None
+    r13 = next(n for n in root.walk() if n.text.startswith("$r13:"))
+    window.unwind_pane.view.setCurrentIndex(window.unwind_pane.model.index_of(r13))
+    row = model.row_of("rbx")
+    assert row is not None
+    assert model.index(row, RegisterTableModel.COL_STATE).data() == "pending"
+    assert model.index(row, RegisterTableModel.COL_VALUE).data() == "…"
+    assert model.index(row, RegisterTableModel.COL_SOURCE).data() == ""
