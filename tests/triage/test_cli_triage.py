@@ -205,10 +205,11 @@ def test_ctrl_c_stops_and_writes_what_is_done(tmp_path: Path, index_cache: str) 
         cwd=REPO,
     )
     assert proc.stderr is not None
-    first = proc.stderr.readline()  # the first progress line: a tenth is done
-    assert first.startswith("triage: "), first
-    os.killpg(proc.pid, signal.SIGINT)
-    rest = proc.stderr.read()
+    with proc.stderr:
+        first = proc.stderr.readline()  # the first progress line: a tenth is done
+        assert first.startswith("triage: "), first
+        os.killpg(proc.pid, signal.SIGINT)
+        rest = proc.stderr.read()
     assert proc.wait(timeout=60) == 130
     assert "Traceback" not in rest and "interrupted: " in rest
     crashes = json.loads(out.read_text(encoding="utf-8"))["crashes"]
