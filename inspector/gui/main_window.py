@@ -42,11 +42,13 @@ from inspector.gui.analysis_status import STATUS_TIMEOUT_MS, AnalysisStatusBar
 from inspector.gui.crash_set_window import CrashSets
 from inspector.gui.default_layout import DefaultLayout, fitting_size
 from inspector.gui.file_drop import DropOverlay, DropPlan, plan_drop
+from inspector.gui.panes.disassembly_pane import DisassemblyPane
 from inspector.gui.panes.frame_pane import FramePane
 from inspector.gui.panes.memory_pane import MemoryPane
 from inspector.gui.panes.module_pane import ModulePane
 from inspector.gui.panes.problem_pane import ProblemPane
 from inspector.gui.panes.register_pane import RegisterPane
+from inspector.gui.panes.source_pane import SourcePane
 from inspector.gui.panes.stack_plot import StackPlotPane
 from inspector.gui.panes.summary_pane import SummaryPane
 from inspector.gui.panes.thread_pane import ThreadPane
@@ -111,6 +113,8 @@ class MainWindow(QMainWindow):
         self.frame_pane = FramePane(session, theme)
         self.unwind_pane = UnwindPane(session, theme)
         self.plot_pane = StackPlotPane(session, theme)
+        self.disassembly_pane = DisassemblyPane(session, theme)
+        self.source_pane = SourcePane(session, theme)
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
         # File › Open Folder of Dumps…, dropped folders of dumps
@@ -183,6 +187,15 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(unwind, registers, Qt.Orientation.Vertical)
         self.splitDockWidget(memory, plot, Qt.Orientation.Vertical)
         self.tabifyDockWidget(modules, problems)
+        # why it crashed: tabbed beside the modules (issue 15)
+        self.tabifyDockWidget(
+            problems,
+            self._dock("disassembly", "Disassembly", self.disassembly_pane, area.BottomDockWidgetArea),
+        )
+        self.tabifyDockWidget(
+            self.docks["disassembly"],
+            self._dock("source", "Source", self.source_pane, area.BottomDockWidgetArea),
+        )
         modules.raise_()
         summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
 
@@ -687,5 +700,7 @@ class MainWindow(QMainWindow):
             self.frame_pane,
             self.unwind_pane,
             self.plot_pane,
+            self.disassembly_pane,
+            self.source_pane,
         ):
             pane.set_theme(theme)
