@@ -200,3 +200,24 @@ def test_missing_source_lists_the_paths_tried_and_a_mapping_finds_it(
 def test_summary_says_why_it_crashed_in_one_sentence(qtbot: QtBot, with_binary: MainWindow) -> None:
     text = with_binary.summary_pane.text()
     assert "Why: write of 8 bytes to 0x10 — null pointer + 0x10" in text
+
+
+def test_source_folders_set_in_preferences_reach_the_source_pane_and_are_saved(
+    qtbot: QtBot, sample_window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pane = sample_window.source_pane
+    _source_shown(qtbot, sample_window)
+    monkeypatch.chdir(tmp_path)  # the recorded relative path no longer resolves from here
+    dialog = sample_window.preferences_dialog()
+    qtbot.addWidget(dialog)
+    dialog.source_roots.add_row("tools", str(REPO / "tools"))
+    dialog.source_roots.add_row("/half/filled", "")  # incomplete rows are left out
+    pane.excerpt = None
+    sample_window.apply_preferences(dialog.preferences())
+    assert sample_window.session.source_roots == (("tools", str(REPO / "tools")),)
+    _source_shown(qtbot, sample_window)
+    assert pane.title.text().startswith(str(REPO / SAMPLE_SOURCE))
+    # saved: the next dialog starts from them
+    again = sample_window.preferences_dialog()
+    qtbot.addWidget(again)
+    assert again.source_roots.roots() == (("tools", str(REPO / "tools")),)
