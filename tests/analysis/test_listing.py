@@ -168,6 +168,8 @@ def test_analysis_sentence_without_code_names_the_likeliest_bit_flip() -> None:
     state = _case("null_write", with_binary=False)
     got = analysis_sentence(state.analysis, hex)
     assert got is not None
-    assert got.startswith("crashing instruction not available: the dump holds no memory there")
+    assert got.startswith(
+        "crashing instruction not available (no code bytes in the dump or a module file found)"
+    )
     assert got.endswith("possible bit flip: 0x0, confidence 0.438")
     assert analysis_sentence(None, hex) is None

@@ -245,7 +245,8 @@ def disassemble_around(
         target = None
         if ins is not None:
             for i, op in enumerate(ins.operands):
-                if op.memory is not None:
+                # a nop's operand is never accessed: its address would only be noise
+                if op.memory is not None and not ins.mnemonic.startswith("nop"):
                     memory_values.append(_evaluate(i, op.text, op.memory, lookup, width))
                 if op.kind is OperandKind.BRANCH and op.value is not None and target is None:
                     target = symbolize(op.value) or f"{op.value:#x}"

@@ -223,8 +223,8 @@ def analysis_sentence(
     elif ins is not None:
         parts.append(f"`{ins.instruction.text}` accesses no memory")
     elif analysis.code_source is not None and analysis.code_source.origin is CodeOrigin.NONE:
-        note = analysis.code_source.note
-        parts.append("crashing instruction not available" + (f": {note}" if note else ""))
+        # what was tried is in the report's code source and the Disassembly pane: too long here
+        parts.append("crashing instruction not available (no code bytes in the dump or a module file found)")
     if analysis.possible_bit_flips:
         flip = sorted_for_report(analysis.possible_bit_flips)[0]
         register = "" if flip.source_register is None else f"{flip.source_register}="

@@ -18,8 +18,9 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
-from PySide6.QtCore import QModelIndex, Qt, Slot
-from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Slot
+from PySide6.QtGui import QResizeEvent, QShowEvent
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QSizePolicy, QWidget
 
 from inspector.core.analysis.listing import Listing, full_register
 from inspector.core.analysis.model import CodeOrigin
@@ -63,7 +64,7 @@ class DisassemblyPane(LinkedPane):
                 ListingModel.COL_ADDRESS: ("▶ 0x00007ffff7e5af16", theme.mono_bold),
                 ListingModel.COL_WHERE: ("render_worker_main + 0x1a4", None),
                 ListingModel.COL_BYTES: ("48 8b 05 e9 6a 00 00", theme.mono),
-                ListingModel.COL_INSTRUCTION: ("mov qword [rax + 0x10], rdi", theme.mono_bold),
+                ListingModel.COL_INSTRUCTION: ("mov rax, qword [rip + 0x6abd00]", theme.mono_bold),
             },
             padding=12,
         )
@@ -176,7 +177,23 @@ class DisassemblyPane(LinkedPane):
         if row is not None:
             with self.syncing():
                 self.view.select_row(self.model.index(row, 0))
+            self._center()
             self._show_links(row)
+
+    def _center(self) -> None:
+        """The marked instruction in the middle, with the code before it above (again once shown)."""
+        listing = self.model.listing
+        row = None if listing is None else listing.marked_row
+        if row is not None:
+            self.view.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self._center)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._center()
 
     def _show_message(self, text: str) -> None:
         self.model.set_listing(None)

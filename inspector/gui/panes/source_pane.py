@@ -11,8 +11,17 @@ the pane's background thread and read at most a window of lines around the line.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Slot
-from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QResizeEvent,
+    QShowEvent,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QTextEdit, QWidget
 
 from inspector.core.minidump import basename
@@ -196,9 +205,21 @@ class SourcePane(LinkedPane):
         self.text.setExtraSelections(selections)
         first = self.text.document().findBlockByNumber(excerpt.line - excerpt.first_line)
         if first.isValid():
-            cursor = QTextCursor(first)
-            self.text.setTextCursor(cursor)
+            self.text.setTextCursor(QTextCursor(first))
+            self._center()
+
+    def _center(self) -> None:
+        """The selected line in the middle (again when shown or resized: a hidden tab has no height)."""
+        if self.excerpt is not None and self.excerpt.lines:
             self.text.centerCursor()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self._center)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._center()
 
     def marked_lines(self) -> list[int]:
         """The line numbers marked (the selected one first)."""
