@@ -41,7 +41,8 @@ class ListingMaker:
 
     def __init__(self, symbol_paths: tuple[Path, ...], cache_dir: Path | None) -> None:
         self._code = module_file_finder(symbol_paths)
-        self._cache = IndexCache(cache_dir) if cache_dir is not None else IndexCache.default()
+        # the session's cache folder (None: the user turned the index cache off, as for the walk)
+        self._cache = IndexCache(cache_dir)
         self._files: dict[str, SymbolFile | None] = {}
 
     def close(self) -> None:

@@ -187,15 +187,11 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(unwind, registers, Qt.Orientation.Vertical)
         self.splitDockWidget(memory, plot, Qt.Orientation.Vertical)
         self.tabifyDockWidget(modules, problems)
-        # why it crashed: tabbed beside the modules (issue 15)
-        self.tabifyDockWidget(
-            problems,
-            self._dock("disassembly", "Disassembly", self.disassembly_pane, area.BottomDockWidgetArea),
-        )
-        self.tabifyDockWidget(
-            self.docks["disassembly"],
-            self._dock("source", "Source", self.source_pane, area.BottomDockWidgetArea),
-        )
+        for key, title, pane in (
+            ("disassembly", "Disassembly", self.disassembly_pane),
+            ("source", "Source", self.source_pane),
+        ):
+            self.tabifyDockWidget(problems, self._dock(key, title, pane, area.BottomDockWidgetArea))
         modules.raise_()
         summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
 

@@ -30,7 +30,7 @@ from inspector.gui.background import BackgroundCalls
 from inspector.gui.listing_job import ListingMaker, ListingRequest
 from inspector.gui.models.listing_model import ListingModel, operand_note
 from inspector.gui.models.roles import AddressRole
-from inspector.gui.panes.linked_pane import LinkedPane
+from inspector.gui.panes.frame_follower import FrameFollower
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import FrameRef, Session
 from inspector.gui.theme import Theme
@@ -39,7 +39,7 @@ _LINK_ADDRESS = "address:"
 _LINK_REGISTER = "register:"
 
 
-class DisassemblyPane(LinkedPane):
+class DisassemblyPane(FrameFollower):
     def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(session, parent, object_name="disassemblyPane")
         self._theme = theme
@@ -83,8 +83,6 @@ class DisassemblyPane(LinkedPane):
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
         self.view.doubleClicked.connect(self._on_double_clicked)
         session.document_changed.connect(self._on_document_changed)
-        session.frame_selected.connect(self._on_frame_selected)
-        session.frames_added.connect(self._on_frames_added)
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
@@ -103,15 +101,9 @@ class DisassemblyPane(LinkedPane):
         self._shown = None
         self._show_message("No frame selected")
 
-    @Slot(int, int, int)
-    def _on_frames_added(self, thread: int, first: int, count: int) -> None:
-        ref = self.session.selected_frame
-        if ref is not None and self._shown is None and ref.thread == thread:
-            self.show_frame(ref)
-
-    @Slot(object)
-    def _on_frame_selected(self, ref: object) -> None:
-        self.show_frame(ref if isinstance(ref, FrameRef) else None)
+    @property
+    def showing(self) -> bool:
+        return self._shown is not None
 
     def show_frame(self, ref: FrameRef | None) -> None:
         """List the code around frame `ref`'s instruction (on the background thread)."""

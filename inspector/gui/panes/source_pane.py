@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QTextEdit, QW
 
 from inspector.core.minidump import basename
 from inspector.gui.background import BackgroundCalls
-from inspector.gui.panes.linked_pane import LinkedPane
+from inspector.gui.panes.frame_follower import FrameFollower
 from inspector.gui.session import FrameRef, Session
 from inspector.gui.source_text import SourceExcerpt, Span, read_excerpt
 from inspector.gui.theme import Theme
@@ -58,7 +58,7 @@ class _Highlighter(QSyntaxHighlighter):
             self.setFormat(_GUTTER + span.column, span.length, look)
 
 
-class SourcePane(LinkedPane):
+class SourcePane(FrameFollower):
     def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(session, parent, object_name="sourcePane")
         self._theme = theme
@@ -84,8 +84,6 @@ class SourcePane(LinkedPane):
         self._stack(self.title, self.text)
 
         session.document_changed.connect(self._on_document_changed)
-        session.frame_selected.connect(self._on_frame_selected)
-        session.frames_added.connect(self._on_frames_added)
         session.source_roots_changed.connect(self._reload)
 
     def set_theme(self, theme: Theme) -> None:
@@ -105,15 +103,9 @@ class SourcePane(LinkedPane):
         self._request = None
         self._show_message("No frame selected")
 
-    @Slot(int, int, int)
-    def _on_frames_added(self, thread: int, first: int, count: int) -> None:
-        ref = self.session.selected_frame
-        if ref is not None and self._request is None and ref.thread == thread:
-            self.show_frame(ref)
-
-    @Slot(object)
-    def _on_frame_selected(self, ref: object) -> None:
-        self.show_frame(ref if isinstance(ref, FrameRef) else None)
+    @property
+    def showing(self) -> bool:
+        return self._request is not None
 
     def show_frame(self, ref: FrameRef | None) -> None:
         doc = self.session.document
