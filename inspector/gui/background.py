@@ -5,11 +5,17 @@ short (milliseconds) but may touch files (a module's code, a source file on a sl
 they run on one thread of their own, one at a time, in order: what they cache (open symbol
 files, module images) is never used by two threads at once. Only the newest call's result
 is delivered, on the GUI thread; a call made obsolete before it starts is dropped.
+
+The pane's method that takes the result is held weakly: a closure over the pane kept here
+would make a reference cycle (pane → its `BackgroundCalls` → closure → pane), which Python's
+collector frees at any moment on any thread; a Qt object freed on the walk's worker thread
+disconnects its signals there and can deadlock against the GUI thread.
 """
 
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -52,18 +58,21 @@ class BackgroundCalls(QObject):
         self.relay = _Relay(self)
         self.relay.done.connect(self._on_done)
         self.generation = 0
-        self._on_result: Callable[[Any, Exception | None], None] | None = None
+        self._on_result: weakref.WeakMethod[Callable[..., None]] | None = None
+        self._extra: tuple[object, ...] = ()
 
-    def submit(self, fn: Callable[[], Any], on_done: Callable[[Any, Exception | None], None]) -> int:
+    def submit(self, fn: Callable[[], Any], on_done: Callable[..., None], *extra: object) -> int:
+        """`on_done` (a bound method) is called as `on_done(result, error, *extra)`."""
         self.generation += 1
-        self._on_result = on_done
+        self._on_result = weakref.WeakMethod(on_done)
+        self._extra = extra
         self.pool.start(_Call(self, self.generation, fn))
         return self.generation
 
     def cancel(self) -> None:
         """Forget the pending call (its result, if it is already running, is dropped)."""
         self.generation += 1
-        self._on_result = None
+        self._on_result, self._extra = None, ()
 
     def wait(self, msecs: int = 5000) -> bool:
         """Wait for the running call (tests, shutdown)."""
@@ -71,6 +80,8 @@ class BackgroundCalls(QObject):
 
     @Slot(int, object, object)
     def _on_done(self, generation: int, result: object, error: object) -> None:
-        if generation != self.generation or self._on_result is None:
+        on_done = None if self._on_result is None else self._on_result()
+        if generation != self.generation or on_done is None:
             return
-        self._on_result(result, error if isinstance(error, Exception) else None)
+        extra, self._on_result, self._extra = self._extra, None, ()
+        on_done(result, error if isinstance(error, Exception) else None, *extra)

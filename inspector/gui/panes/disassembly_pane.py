@@ -147,7 +147,9 @@ class DisassemblyPane(FrameFollower):
         )
         self.background.submit(
             lambda: maker.make(request),
-            lambda listing, error: self._on_listing(listing, error, state.pointer_width, provenance),
+            self._on_listing,
+            state.pointer_width,
+            provenance,
         )
 
     def _on_listing(

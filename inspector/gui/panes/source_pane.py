@@ -146,7 +146,8 @@ class SourcePane(FrameFollower):
         self.title.setText(f"{basename(file)} : {line} — reading…")
         self.background.submit(
             lambda: read_excerpt(file, line, roots, dark=dark),
-            lambda excerpt, error: self._on_excerpt(excerpt, error, list(marks)),
+            self._on_excerpt,
+            list(marks),
         )
 
     def _on_excerpt(self, excerpt: object, error: Exception | None, marks: list[tuple[int, str]]) -> None:
