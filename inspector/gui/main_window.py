@@ -42,13 +42,11 @@ from inspector.gui.analysis_status import STATUS_TIMEOUT_MS, AnalysisStatusBar
 from inspector.gui.crash_set_window import CrashSets
 from inspector.gui.default_layout import DefaultLayout, fitting_size
 from inspector.gui.file_drop import DropOverlay, DropPlan, plan_drop
-from inspector.gui.panes.disassembly_pane import DisassemblyPane
 from inspector.gui.panes.frame_pane import FramePane
 from inspector.gui.panes.memory_pane import MemoryPane
 from inspector.gui.panes.module_pane import ModulePane
 from inspector.gui.panes.problem_pane import ProblemPane
 from inspector.gui.panes.register_pane import RegisterPane
-from inspector.gui.panes.source_pane import SourcePane
 from inspector.gui.panes.stack_plot import StackPlotPane
 from inspector.gui.panes.summary_pane import SummaryPane
 from inspector.gui.panes.thread_pane import ThreadPane
@@ -57,6 +55,7 @@ from inspector.gui.preferences_dialog import PreferencesDialog, SymbolPreference
 from inspector.gui.session import Session
 from inspector.gui.settings import STATE_VERSION, Settings
 from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
+from inspector.gui.why_panes import WhyPanes
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +112,6 @@ class MainWindow(QMainWindow):
         self.frame_pane = FramePane(session, theme)
         self.unwind_pane = UnwindPane(session, theme)
         self.plot_pane = StackPlotPane(session, theme)
-        self.disassembly_pane = DisassemblyPane(session, theme)
-        self.source_pane = SourcePane(session, theme)
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
         # File › Open Folder of Dumps…, dropped folders of dumps
@@ -187,11 +184,7 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(unwind, registers, Qt.Orientation.Vertical)
         self.splitDockWidget(memory, plot, Qt.Orientation.Vertical)
         self.tabifyDockWidget(modules, problems)
-        for key, title, pane in (
-            ("disassembly", "Disassembly", self.disassembly_pane),
-            ("source", "Source", self.source_pane),
-        ):
-            self.tabifyDockWidget(problems, self._dock(key, title, pane, area.BottomDockWidgetArea))
+        self.why = WhyPanes(self.session, self.theme, self._dock, problems)  # Disassembly, Source (issue 15)
         modules.raise_()
         summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
 
@@ -696,7 +689,6 @@ class MainWindow(QMainWindow):
             self.frame_pane,
             self.unwind_pane,
             self.plot_pane,
-            self.disassembly_pane,
-            self.source_pane,
+            self.why,
         ):
             pane.set_theme(theme)

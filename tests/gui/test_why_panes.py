@@ -46,7 +46,7 @@ def with_binary(qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes) -
 
 
 def _listing(qtbot: QtBot, window: MainWindow) -> ListingModel:
-    pane = window.disassembly_pane
+    pane = window.why.disassembly
     qtbot.waitUntil(lambda: pane.model.listing is not None, timeout=10_000)
     return pane.model
 
@@ -71,7 +71,7 @@ def test_disassembly_marks_the_crashing_instruction_with_its_operand_evaluated(
     # rax is null in the crashing context: the operand's address is the crash address
     assert "qword [rax + 0x10] = 0x0000000000000010" in _text(model, row, ListingModel.COL_VALUES)
     assert _text(model, row, ListingModel.COL_WHERE) == "write_limit + 0x7"
-    title = with_binary.disassembly_pane.title.text()
+    title = with_binary.why.disassembly.title.text()
     assert "crashing instruction" in title and "crash_null_write" in title  # read from the module file
     assert "rax: from" in str(model.index(row, ListingModel.COL_VALUES).data(Qt.ItemDataRole.ToolTipRole))
 
@@ -80,20 +80,20 @@ def test_caller_frame_marks_the_call_and_names_its_target(qtbot: QtBot, with_bin
     session = with_binary.session
     first = _listing(qtbot, with_binary).listing
     session.select_frame(FrameRef(session.selected_thread, 1))
-    model = with_binary.disassembly_pane.model
+    model = with_binary.why.disassembly.model
     qtbot.waitUntil(lambda: model.listing is not None and model.listing is not first, timeout=10_000)
     assert model.listing is not None
     row = model.listing.marked_row
     assert row is not None
     assert _text(model, row, ListingModel.COL_INSTRUCTION).startswith("call ")
     assert "→ write_limit + 0x0" in _text(model, row, ListingModel.COL_VALUES)
-    assert "the call before the return address" in with_binary.disassembly_pane.title.text()
+    assert "the call before the return address" in with_binary.why.disassembly.title.text()
 
 
 def test_operand_links_select_the_address_in_stack_memory_and_the_register_in_registers(
     qtbot: QtBot, with_binary: MainWindow
 ) -> None:
-    pane = with_binary.disassembly_pane
+    pane = with_binary.why.disassembly
     _listing(qtbot, with_binary)
     links = pane.links.text()
     assert 'href="register:rax"' in links and 'href="register:rdi"' in links
@@ -120,7 +120,7 @@ def test_without_code_bytes_the_pane_says_why_and_what_would_help(
     try:
         model = _listing(qtbot, window)
         assert model.rowCount() == 0
-        title = window.disassembly_pane.title.text()
+        title = window.why.disassembly.title.text()
         assert "No code bytes" in title and "the dump holds no memory there" in title
         assert "crash_null_write: not on this machine" in title  # the paths tried
         assert "symbol path" in title  # what would help
@@ -143,14 +143,14 @@ def sample_window(
 
 
 def _source_shown(qtbot: QtBot, window: MainWindow) -> None:
-    pane = window.source_pane
+    pane = window.why.source
     qtbot.waitUntil(lambda: pane.excerpt is not None, timeout=10_000)
 
 
 def test_source_shows_the_line_and_marks_the_inline_frames_lines(
     qtbot: QtBot, sample_window: MainWindow
 ) -> None:
-    pane = sample_window.source_pane
+    pane = sample_window.why.source
     _source_shown(qtbot, sample_window)
     # frame 0 of the renderer is render_tile (line 83) with blend_row (77) and store_pixel (70) inlined
     assert pane.marked_lines() == [83, 70, 77]  # the selected line, then the inline frames innermost first
@@ -174,7 +174,7 @@ def test_source_shows_the_line_and_marks_the_inline_frames_lines(
 def test_missing_source_lists_the_paths_tried_and_a_mapping_finds_it(
     qtbot: QtBot, sample_window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pane = sample_window.source_pane
+    pane = sample_window.why.source
     session = sample_window.session
     _source_shown(qtbot, sample_window)
     # elsewhere, the recorded relative path is not found: the pane says where it looked
@@ -205,7 +205,7 @@ def test_summary_says_why_it_crashed_in_one_sentence(qtbot: QtBot, with_binary: 
 def test_source_folders_set_in_preferences_reach_the_source_pane_and_are_saved(
     qtbot: QtBot, sample_window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pane = sample_window.source_pane
+    pane = sample_window.why.source
     _source_shown(qtbot, sample_window)
     monkeypatch.chdir(tmp_path)  # the recorded relative path no longer resolves from here
     dialog = sample_window.preferences_dialog()
