@@ -16,6 +16,7 @@ from pathlib import Path
 from inspector.gui.preferences_dialog import SymbolPreferences
 from inspector.gui.session import Session
 from inspector.gui.settings import Settings
+from inspector.gui.source_roots import load_source_roots, save_source_roots
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,7 @@ class AnalysisSettings:
         walk = s.walk_options
         walk_changed = walk != session.walk_options
         session.walk_options = walk
+        session.set_source_roots(load_source_roots(s.store))
         paths_changed = session.set_symbol_paths(self.effective_symbol_paths(), reanalyze=reanalyze)
         pushed = Pushed(paths_changed, servers_changed, walk_changed)
         if paths_changed or servers_changed or walk_changed:
@@ -99,6 +101,7 @@ class AnalysisSettings:
             s.symbols_offline,
             s.download_timeout,
             s.walk_options,
+            load_source_roots(s.store),
         )
 
     def session_only_paths(self) -> list[Path]:
@@ -116,6 +119,7 @@ class AnalysisSettings:
         s.symbols_offline = prefs.offline
         s.download_timeout = prefs.download_timeout
         s.walk_options = prefs.walk
+        save_source_roots(s.store, prefs.source_roots)
         s.sync()
         pushed = self.push(reanalyze=True)
         if pushed.paths:

@@ -55,6 +55,7 @@ from inspector.gui.preferences_dialog import PreferencesDialog, SymbolPreference
 from inspector.gui.session import Session
 from inspector.gui.settings import STATE_VERSION, Settings
 from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
+from inspector.gui.why_panes import WhyPanes
 
 log = logging.getLogger(__name__)
 
@@ -183,6 +184,7 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(unwind, registers, Qt.Orientation.Vertical)
         self.splitDockWidget(memory, plot, Qt.Orientation.Vertical)
         self.tabifyDockWidget(modules, problems)
+        self.why = WhyPanes(self.session, self.theme, self._dock, problems)  # Disassembly, Source (issue 15)
         modules.raise_()
         summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
 
@@ -687,5 +689,6 @@ class MainWindow(QMainWindow):
             self.frame_pane,
             self.unwind_pane,
             self.plot_pane,
+            self.why,
         ):
             pane.set_theme(theme)

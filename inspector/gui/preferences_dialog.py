@@ -33,6 +33,7 @@ from inspector.core.symbols import default_cache_directory, token_variable
 from inspector.core.symbols.http_fetch import url_problem
 from inspector.core.unwind import WalkOptions, WalkPolicy
 from inspector.gui.settings import DEFAULT_DOWNLOAD_TIMEOUT, ServerEntry, absolute_path
+from inspector.gui.source_roots import SourceRoots, SourceRootsBox
 
 
 class _OrderedList(QObject):
@@ -126,6 +127,8 @@ class SymbolPreferences:
     offline: bool = False
     download_timeout: float = DEFAULT_DOWNLOAD_TIMEOUT
     walk: WalkOptions = field(default_factory=WalkOptions)
+    #: the Source pane's (recorded folder, folder on this machine) mappings
+    source_roots: SourceRoots = ()
 
 
 #: The switches offered under "rust-minidump's later changes", with what each does.
@@ -229,6 +232,7 @@ class PreferencesDialog(QDialog):
 
         servers_box = self._build_servers(preferences)
         walk_box = self._build_walk(preferences.walk)
+        self.source_roots = SourceRootsBox(preferences.source_roots, self)
 
         box = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -241,6 +245,7 @@ class PreferencesDialog(QDialog):
         layout.addWidget(servers_box, 1)
         layout.addWidget(cache_box)
         layout.addWidget(walk_box)
+        layout.addWidget(self.source_roots)
         layout.addWidget(box)
 
     def _build_servers(self, preferences: SymbolPreferences) -> QGroupBox:
@@ -361,6 +366,7 @@ class PreferencesDialog(QDialog):
             offline=self.offline.isChecked(),
             download_timeout=self.download_timeout.value(),
             walk=self.walk_options(),
+            source_roots=self.source_roots.roots(),
         )
 
     # ---- servers ----

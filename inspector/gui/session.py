@@ -112,6 +112,10 @@ class Session(QObject):
     module_selected = Signal(int)
     #: an address to show (a Python int: 64-bit addresses do not fit the C++ int of Signal(int))
     address_requested = Signal(object)
+    #: a register to show in the Registers pane (its name as a decoder prints it; a command)
+    register_requested = Signal(str)
+    #: the source-root mappings changed (Preferences); the Source pane looks for files again
+    source_roots_changed = Signal()
     # the walk
     #: frames arrived for a thread: (thread index, index of the first new frame, how many)
     frames_added = Signal(int, int, int)
@@ -137,6 +141,8 @@ class Session(QObject):
         self.symbol_servers = symbol_servers
         #: the walk's policy and options (Preferences › Stack walk)
         self.walk_options = walk_options or WalkOptions()
+        #: where the sources named in symbol files are on this machine: (recorded prefix, local folder)
+        self.source_roots: tuple[tuple[str, str], ...] = ()
         self.job_factory = job_factory
         self.runner = JobRunner(self) if interval_ms is None else JobRunner(self, interval_ms=interval_ms)
         self.runner.events.connect(self._on_events)
@@ -590,6 +596,16 @@ class Session(QObject):
     def show_address(self, address: int) -> None:
         """Ask the memory pane to show `address` (a command: announced every time)."""
         self.address_requested.emit(address)
+
+    def show_register(self, name: str) -> None:
+        """Ask the Registers pane to select register `name` (a command: announced every time)."""
+        self.register_requested.emit(name)
+
+    def set_source_roots(self, roots: Sequence[tuple[str, str]]) -> None:
+        new = tuple((str(a), str(b)) for a, b in roots)
+        if new != self.source_roots:
+            self.source_roots = new
+            self.source_roots_changed.emit()
 
 
 @dataclass

@@ -26,7 +26,7 @@ from inspector.core.symbols import (
 from inspector.core.unwind import WalkOptions, WalkPolicy
 
 #: Bump when the docks change (added, removed, renamed), so an old saved layout is not restored.
-STATE_VERSION = 2  # 2: Frames, Unwind and Stack Layout docks
+STATE_VERSION = 3  # 2: Frames, Unwind and Stack Layout docks; 3: Disassembly and Source
 MAX_RECENT_FILES = 10
 WORDS_PER_ROW_CHOICES = (1, 2, 4)
 

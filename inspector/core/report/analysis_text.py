@@ -162,3 +162,74 @@ def human_lines(analysis: CrashAnalysis | None, address_text: str, hexa: Hex) ->
         out.append("Crash is inconsistent:")
         out.extend(f"  {i.sentence}" for i in analysis.inconsistencies)
     return out
+
+
+_ACCESS_WORDS = {
+    AccessType.READ: ("read", "from"),
+    AccessType.WRITE: ("write", "to"),
+    AccessType.READ_WRITE: ("read-write", "at"),
+    AccessType.UNDERIVABLE: ("access", "at"),
+}
+
+
+def _crashing_access(analysis: CrashAnalysis, crash_address: int | None) -> MemoryAccess | None:
+    """The access the crash is about: the one at the adjusted or crash address, else the first."""
+    ins = analysis.instruction
+    if ins is None or not ins.memory_accesses:
+        return None
+    accesses = ins.memory_accesses
+    adjusted = analysis.adjusted_address
+    wanted = [a for a in (None if adjusted is None else adjusted.value, crash_address) if a is not None]
+    for address in wanted:
+        for access in accesses:
+            if access.address == address:
+                return access
+    if adjusted is not None and adjusted.kind is AdjustedKind.NULL_POINTER:
+        return next((a for a in accesses if a.is_likely_null_pointer), accesses[0])
+    return accesses[0]
+
+
+def analysis_sentence(
+    analysis: CrashAnalysis | None, hexa: Hex, *, crash_address: int | None = None
+) -> str | None:
+    """The analysis in one plain sentence for people (the window's summary), None without one.
+
+    `write of 8 bytes to 0x0 — null pointer + 0x0`, `read of 8 bytes from 0x8000000000000000 —
+    non-canonical address`, `` `idiv ecx` accesses no memory ``, then `possible bit flip:
+    0x400000, confidence 0.25` for the likeliest flip and `inconsistent: …` when the exception
+    and the instruction disagree.
+    """
+    if analysis is None:
+        return None
+    parts: list[str] = []
+    ins = analysis.instruction
+    adjusted = analysis.adjusted_address
+    access = _crashing_access(analysis, crash_address)
+    if access is not None:
+        verb, preposition = _ACCESS_WORDS[access.access_type]
+        size = "unknown size" if access.size is None else f"{access.size} byte{'s' * (access.size != 1)}"
+        text = f"{verb} of {size} {preposition} {hexa(access.address)}"
+        if adjusted is not None and adjusted.kind is AdjustedKind.NULL_POINTER:
+            text += f" — null pointer + {hexa(adjusted.value)}"
+        elif adjusted is not None:
+            text += f" — non-canonical address {hexa(adjusted.value)}"
+        if access.is_likely_guard_page:
+            text += " — in a likely guard page"
+        parts.append(text)
+    elif ins is not None and ins.memory_accesses is None:
+        parts.append(
+            f"`{ins.instruction.text}`: its memory accesses are unknown (a register it uses is not known)"
+        )
+    elif ins is not None:
+        parts.append(f"`{ins.instruction.text}` accesses no memory")
+    elif analysis.code_source is not None and analysis.code_source.origin is CodeOrigin.NONE:
+        # what was tried is in the report's code source and the Disassembly pane: too long here
+        parts.append("crashing instruction not available (no code bytes in the dump or a module file found)")
+    if analysis.possible_bit_flips:
+        flip = sorted_for_report(analysis.possible_bit_flips)[0]
+        register = "" if flip.source_register is None else f"{flip.source_register}="
+        parts.append(f"possible bit flip: {register}{hexa(flip.address)}, confidence {flip.confidence:.3g}")
+    if analysis.inconsistencies:
+        first = analysis.inconsistencies[0].sentence
+        parts.append(f"inconsistent: {first[0].lower()}{first[1:]}")
+    return "; ".join(parts) or None

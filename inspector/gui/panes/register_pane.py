@@ -45,6 +45,7 @@ class RegisterPane(LinkedPane):
         session.thread_selected.connect(self._on_thread_selected)
         session.frame_selected.connect(self._on_frame_selected)
         session.trace_focus_changed.connect(self._on_focus_changed)
+        session.register_requested.connect(self.select_register)
 
     def _fit(self, theme: Theme) -> None:
         M = RegisterTableModel
@@ -122,6 +123,17 @@ class RegisterPane(LinkedPane):
         else:
             callee_number = report_number(frames, ref.frame - 1)
             self.title.setText(f"{where}: {len(changed)} changed from frame {callee_number} (highlighted)")
+
+    @Slot(str)
+    def select_register(self, name: str) -> bool:
+        """Select register `name` (or the register it is an alias of); False when it is not listed."""
+        context = self.model.context
+        canonical = None if context is None else context.canonical(name)
+        row = self.model.row_of(canonical or name)
+        if row is None:
+            return False
+        self.view.select_row(self.model.index(row, RegisterTableModel.COL_NAME))
+        return True
 
     @Slot(QModelIndex)
     def _on_double_clicked(self, index: QModelIndex) -> None:

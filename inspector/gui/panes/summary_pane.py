@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from inspector.core.process import UNKNOWN_SYSTEM
+from inspector.core.report.analysis_text import analysis_sentence, shown_analysis
 from inspector.gui.document import AnalysisStatus, Document
 from inspector.gui.lookups import address_text, dump_time_text
 from inspector.gui.session import Session
@@ -62,6 +63,14 @@ class SummaryPane(QWidget):
         font.setBold(True)
         self.headline.setFont(font)
 
+        #: the crash analysis in one sentence (`report.analysis_text.analysis_sentence`)
+        self.why = QLabel(self)
+        self.why.setObjectName("crashAnalysis")
+        self.why.setWordWrap(True)
+        self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.why.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.why.hide()
+
         self.values: dict[str, QLabel] = {}
         self._captions: dict[str, QLabel] = {}
         grid = QGridLayout()
@@ -101,6 +110,7 @@ class SummaryPane(QWidget):
         layout.setContentsMargins(8, 4, 8, 6)
         layout.setSpacing(4)
         layout.addWidget(self.headline)
+        layout.addWidget(self.why)
         layout.addLayout(grid)
 
         session.document_changed.connect(self.refresh)
@@ -117,7 +127,7 @@ class SummaryPane(QWidget):
 
     def text(self) -> str:
         """Everything the header says, as plain text (tests, copy)."""
-        lines = [self.headline.text()]
+        lines = [self.headline.text()] + ([self.why.text()] if not self.why.isHidden() else [])
         for key in self.FIELDS:
             label = self.values[key]
             if not label.isHidden():
@@ -137,6 +147,7 @@ class SummaryPane(QWidget):
         if doc is None:
             self.headline.setText("No dump open")
             self.headline.setStyleSheet("")
+            self.why.hide()
             for key in self.FIELDS:
                 self._set(key, None)
             self._set("file", "Open a minidump with File › Open (Ctrl+O) or drop a .dmp file here")
@@ -153,6 +164,13 @@ class SummaryPane(QWidget):
         else:
             self.headline.setText("No exception recorded: the dump was written on request")
             self.headline.setStyleSheet("")
+        why = analysis_sentence(
+            shown_analysis(state.analysis, all_cpus=True),
+            hex,  # 0x10, not 0x0000000000000010: the sentence is read, not lined up
+            crash_address=None if crash is None else crash.address,
+        )
+        self.why.setText(f"Why: {why}" if why else "")
+        self.why.setVisible(why is not None)
         written = dump_time_text(state)
         self._set(
             "file",
