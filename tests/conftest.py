@@ -9,6 +9,8 @@ missing corpus fails those tests instead.
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,13 @@ def corpus_dir() -> Path:
     if not (CORPUS / "CASES.tsv").is_file():
         missing_shared_data("test corpus", CORPUS)
     return CORPUS
+
+
+@pytest.fixture(autouse=True)
+def _automatic_cycle_collection_after_each_test() -> Iterator[None]:
+    """A window turns Python's automatic cycle collection off (`inspector.gui.gc_policy`); the
+    next test, which may be plain engine code with no event loop to collect for it, gets it back."""
+    yield
+    policy = sys.modules.get("inspector.gui.gc_policy")
+    if policy is not None:
+        policy.restore_automatic_collection()

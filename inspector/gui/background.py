@@ -21,6 +21,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
+from inspector.gui.gc_policy import collect_on_gui_thread
+
 log = logging.getLogger(__name__)
 
 
@@ -53,6 +55,7 @@ class BackgroundCalls(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        collect_on_gui_thread()  # before the pool's thread exists: see gc_policy
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self.relay = _Relay(self)

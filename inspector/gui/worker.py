@@ -29,6 +29,7 @@ from PySide6.QtCore import QAbstractEventDispatcher, QObject, QThread, QTimer, S
 
 from inspector.core.cancel import CancelToken
 from inspector.core.errors import Cancelled, InspectorError
+from inspector.gui.gc_policy import collect_on_gui_thread
 from inspector.gui.jobs import MILESTONES, Job
 
 log = logging.getLogger(__name__)
@@ -133,6 +134,7 @@ class JobRunner(QObject):
         discard: Callable[[object], None] | None = None,
     ) -> None:
         super().__init__(parent)
+        collect_on_gui_thread()  # before the worker thread exists: see gc_policy
         self.interval_ms = interval_ms
         self._discard = discard
         self._thread = QThread(self)
