@@ -17,3 +17,5 @@ def install(window: MainWindow) -> None:
     summary = window.summary_pane
     summary.problems_requested.connect(lambda: window.focus_pane("problems"))
     summary.add_symbols_requested.connect(window.choose_symbol_folder)
+    window.module_pane.add_symbol_folder_requested.connect(window.choose_symbol_folder)
+    window.module_pane.add_symbol_files_requested.connect(window.choose_symbol_files)
