@@ -128,7 +128,7 @@ class MainWindow(QMainWindow):
         self.drop_overlay = DropOverlay(self)
 
         self.summary_pane.missing_symbols_requested.connect(self.show_modules_lacking_symbols)
-        install_extras(self)
+        self.extras = install_extras(self)
         self.memory_pane.message.connect(self._show_status)
         self.memory_pane.words_per_row_changed.connect(self._save_words_per_row)
         self.problem_pane.count_changed.connect(self._on_problem_count)
