@@ -7,6 +7,7 @@ import re
 from typing import ClassVar
 
 from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from inspector.core.process import UNKNOWN_SYSTEM
@@ -20,6 +21,8 @@ from inspector.gui.theme import Theme
 _LINK_THREAD = "thread:"
 _LINK_MISSING = "missing-symbols"
 _LINK_PROBLEMS = "problems"
+#: fields on a row of their own, across both columns: (row, 0)
+_FULL_WIDTH_ROWS = {"symbols": (3, 0), "assertion": (4, 0)}
 _LINK_ADD_SYMBOLS = "add-symbols"
 
 
@@ -110,9 +113,10 @@ class SummaryPane(QWidget):
             value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             value.linkActivated.connect(self._on_link)
             caption.setBuddy(value)
-            row, pair = (i // 2, i % 2) if key != "assertion" else (3, 0)
+            # the symbols row says what is missing and offers the way out: it gets the whole width
+            row, pair = _FULL_WIDTH_ROWS.get(key, (i // 2, i % 2))
             grid.addWidget(caption, row, pair * 2)
-            if key == "assertion":
+            if key in _FULL_WIDTH_ROWS:
                 grid.addWidget(value, row, 1, 1, 3)
             else:
                 grid.addWidget(value, row, pair * 2 + 1)
@@ -260,11 +264,23 @@ class SummaryPane(QWidget):
         self.damage.show()
 
     def _fit_height(self) -> None:
-        """The header is as tall as what it says (a dock would otherwise stretch it with empty space)."""
+        """The header is as tall as what it says (a dock would otherwise stretch it with empty space, or
+        squeeze the rows under a damage warning that wraps onto several lines)."""
         layout = self.layout()
-        if layout is not None:
-            layout.activate()
-            self.setMaximumHeight(max(layout.sizeHint().height(), layout.minimumSize().height()))
+        if layout is None:
+            return
+        layout.activate()
+        if layout.hasHeightForWidth() and self.width() > 0:
+            height = layout.totalHeightForWidth(self.width())
+        else:
+            height = max(layout.sizeHint().height(), layout.minimumSize().height())
+        self.setMaximumHeight(height)
+        self.setMinimumHeight(height if not self.damage.isHidden() else 0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width() and not self.damage.isHidden():
+            self._fit_height()  # the wrapped warning's height depends on the width
 
     @Slot()
     def _refresh_symbols(self, *_: object) -> None:
@@ -277,6 +293,8 @@ class SummaryPane(QWidget):
         """How many of the modules the walk used (frames, scanned words) lack symbols."""
         total = len(doc.state.modules)
         if total == 0:
+            if "module list" in dump_damage(doc.state).damaged_streams:
+                return "unknown: the module list is damaged"
             return "no modules listed in the dump"
         used = doc.modules_used
         lacking = doc.modules_lacking_symbols()

@@ -106,7 +106,12 @@ class ThreadPane(LinkedPane):
         with self.syncing():  # the view moves its current row off a hidden thread: not a user's choice
             self.proxy.set_search(text)
         self._update_search_status()
+        doc = self.session.document
         if not self.proxy.search:
+            if self.session.selected_thread < 0 and doc is not None and doc.thread_count:
+                # a search that matched nothing cleared the selection: back to where one starts
+                crashing = doc.crashing_thread
+                self.session.select_thread(crashing.index if crashing is not None else 0)
             return
         current = self.session.selected_thread
         shown = [self.view.source_row(self.proxy.index(r, 0)) for r in range(self.proxy.rowCount())]
