@@ -128,9 +128,9 @@ def _binary(head: bytes) -> str | None:
             "this is a Windows PDB symbol file, not a minidump: make a .sym of it with dump_syms "
             "and add that as a symbol path"
         )
-    order = _MACHO_MAGICS.get(head[:4])
-    if order is not None:
-        file_type = _u32(head, 12, order)
+    macho_order = _MACHO_MAGICS.get(head[:4])
+    if macho_order is not None:
+        file_type = _u32(head, 12, macho_order)
         if file_type == 4:
             return "this is a Mach-O core dump, not a minidump"
         what = _MACHO_TYPES.get(file_type or 0, "a Mach-O file")
