@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Slot
-from PySide6.QtGui import QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMenuBar
 
 from inspector.core.process import ProcessState
 from inspector.gui.document import AnalysisStatus
@@ -24,10 +24,40 @@ from inspector.gui.models.frame_model import stack_text
 from inspector.gui.models.register_model import RegisterTableModel
 from inspector.gui.models.roles import AddressRole
 from inspector.gui.panes.follow import module_sentence
+from inspector.gui.panes.module_pane import ModulePane
+from inspector.gui.panes.register_pane import RegisterPane
+from inspector.gui.panes.summary_pane import SummaryPane
+from inspector.gui.panes.thread_pane import ThreadPane
+from inspector.gui.panes.unwind_pane import UnwindPane
+from inspector.gui.session import Session
+from inspector.gui.settings import Settings
 from inspector.gui.theme import Theme, apply_color_scheme
 
-if TYPE_CHECKING:
-    from inspector.gui.main_window import MainWindow
+
+class MainWindow(Protocol):
+    """What the extras use of `inspector.gui.main_window.MainWindow` (which installs them: a Protocol,
+    not an import, so that the two modules do not import each other)."""
+
+    session: Session
+    settings: Settings
+    theme: Theme
+    color_scheme: str
+    summary_pane: SummaryPane
+    module_pane: ModulePane
+    thread_pane: ThreadPane
+    unwind_pane: UnwindPane
+    register_pane: RegisterPane
+    quit_action: QAction
+    crashing_thread_action: QAction
+
+    def menuBar(self) -> QMenuBar: ...
+    def _action(self, text: str, slot: object, shortcut: str | None = None, *, tip: str = "") -> QAction: ...
+    def _show_status(self, text: str, timeout_ms: int = ...) -> None: ...
+    def focus_pane(self, key: str) -> None: ...
+    def choose_symbol_folder(self) -> None: ...
+    def choose_symbol_files(self) -> None: ...
+    def present_error(self, title: str, text: str) -> None: ...
+    def set_theme(self, theme: Theme) -> None: ...
 
 
 def _json(state: ProcessState) -> str:
@@ -121,7 +151,7 @@ class WindowExtras:
         assert isinstance(file_menu, QMenu) and isinstance(view_menu, QMenu)
         file_menu.insertAction(window.quit_action, self.export_action)
         file_menu.insertSeparator(window.quit_action)
-        self.edit_menu = QMenu("&Edit", window)
+        self.edit_menu = QMenu("&Edit", bar)
         self.edit_menu.addAction(self.copy_all_action)
         bar.insertMenu(bar.actions()[1], self.edit_menu)
         view_menu.addSeparator()
@@ -166,7 +196,8 @@ class WindowExtras:
             return
         start = (window.settings.last_directory or doc.path.parent) / f"{doc.path.stem}-report.html"
         filters = ";;".join(name for name, _ in REPORT_FORMATS.values())
-        chosen, chosen_filter = QFileDialog.getSaveFileName(window, "Export report", str(start), filters)
+        parent = window.summary_pane.window()  # the main window itself
+        chosen, chosen_filter = QFileDialog.getSaveFileName(parent, "Export report", str(start), filters)
         if chosen:
             path = Path(chosen)
             self.export_report(path, report_format(path, chosen_filter))
