@@ -11,7 +11,8 @@ error (an unknown option, a bad value, two output formats). The console script
 Formats: `--human` (default; `--brief` for the summary and the crashing thread),
 `--json` (`--pretty` to indent), `--cyborg PATH` (JSON to PATH, human report to the
 output), `--dump` (our `dump` report; hex dumps unless `--brief`), and ours: `--machine`
-(Breakpad's `-f machine` pipe format) and `--trace` (under each frame of the human
+(Breakpad's `-f machine` pipe format), `--html` (a self-contained page for people; the
+window's File › Export Report writes the same) and `--trace` (under each frame of the human
 report, how it was found).
 
 MINIDUMP may also be a log holding Breakpad microdumps (decided by content): the first is
@@ -118,6 +119,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_const",
         const="machine",
         help="Breakpad's pipe-delimited format",
+    )
+    fmt.add_argument(
+        "--html",
+        dest="format",
+        action="store_const",
+        const="html",
+        help="a self-contained HTML report (every thread, modules, problems; no external assets)",
     )
     parser.set_defaults(format="human")
     parser.add_argument("--pretty", action="store_true", help="indent the JSON (--json, --cyborg)")
@@ -400,6 +408,10 @@ def _reports(args: argparse.Namespace) -> tuple[str, str | None]:
         from inspector.core.report.machine import render_machine
 
         return render_machine(state), None
+    if args.format == "html":
+        from inspector.core.report.html_report import render_html
+
+        return render_html(state), None
     from inspector.core.report.human import render_human
 
     return render_human(state, brief=args.brief, trace=args.trace), json_text

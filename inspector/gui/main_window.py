@@ -56,6 +56,7 @@ from inspector.gui.session import Session
 from inspector.gui.settings import STATE_VERSION, Settings
 from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
 from inspector.gui.why_panes import WhyPanes
+from inspector.gui.window_extras import install as install_extras
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,7 @@ class MainWindow(QMainWindow):
         self.drop_overlay = DropOverlay(self)
 
         self.summary_pane.missing_symbols_requested.connect(self.show_modules_lacking_symbols)
+        self.extras = install_extras(self)
         self.memory_pane.message.connect(self._show_status)
         self.memory_pane.words_per_row_changed.connect(self._save_words_per_row)
         self.problem_pane.count_changed.connect(self._on_problem_count)

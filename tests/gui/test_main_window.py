@@ -281,7 +281,9 @@ def test_the_missing_symbols_link_shows_those_modules(
     window = make_window(qtbot, settings, session_symbol_paths=())
     load(qtbot, window.session, sample_dump())
     summary = window.summary_pane.text()
-    assert "Symbols: 3 of 3 modules with frames or scan hits lack symbols" in summary, summary
+    expected = "Symbols: no symbol paths are set: 3 of 3 modules with frames or scan hits lack symbols"
+    assert expected in summary, summary
+    assert "Add a symbol folder…" in summary
     label = window.summary_pane.values["symbols"]
     label.linkActivated.emit("missing-symbols")
     proxy = window.module_pane.proxy

@@ -133,7 +133,8 @@ class Microdump(Minidump):
         if _empty(dumps[index]):
             begin = dumps[index].begin
             raise NotAMicrodump(
-                f"the microdump at line {begin.number} is empty: no record follows its BEGIN line",
+                f"not a minidump, and the microdump at line {begin.number} is empty: no record follows "
+                "its BEGIN line",
                 offset=begin.offset,
             )
         self.records: MicrodumpRecords = parse_records(dumps[index])

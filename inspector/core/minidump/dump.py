@@ -39,6 +39,7 @@ from inspector.core.minidump.exception import (
     parse_exception,
 )
 from inspector.core.minidump.facts import ProcessFacts
+from inspector.core.minidump.file_kinds import describe_non_minidump
 from inspector.core.minidump.format import (
     DIRECTORY_ENTRY_SIZE,
     HEADER_SIZE,
@@ -113,19 +114,7 @@ _PARSE_FAILURES = (struct.error, IndexError, ValueError, OverflowError, KeyError
 
 
 def _describe_non_minidump(data: memoryview) -> str:
-    head = bytes(data[:65536])
-    if b"BREAKPAD MICRODUMP" in head:
-        return "this is a Breakpad microdump (an Android log excerpt), not a minidump"
-    at = head.find(b"MDMP")
-    if at > 0:
-        return (
-            f"not a minidump, but a minidump header appears at offset {at:#x}: this looks like a crash "
-            "upload wrapper (multipart form or key:length:value report); extract the minidump first"
-        )
-    if not head:
-        return "not a minidump: the file is empty"
-    sample = head[:4]
-    return f"not a minidump: it starts with {sample!r} instead of b'MDMP'"
+    return describe_non_minidump(bytes(data[:65536]))
 
 
 def _regular_or_absent(path: Path) -> bool:

@@ -115,7 +115,7 @@ def unwalked_state(
     # a microdump's problems are about its lines (the message says which), not a directory
     unstreamed = "microdump" if as_microdump(dump) is not None else "directory"
     problems = [
-        Problem("dump", p.code, p.message, p.offset, _stream_name(p.stream_type, unstreamed))
+        Problem("dump", p.code, p.message, p.offset, _stream_name(p.stream_type, unstreamed), p.stream_type)
         for p in dump.problems
     ]
     if dump.thread_list is None:
@@ -125,6 +125,7 @@ def unwalked_state(
                 "NoThreadList",
                 "the dump has no readable thread list: no thread is shown",
                 where=_stream_name(StreamType.ThreadListStream),
+                stream_type=StreamType.ThreadListStream,
             )
         )
     if dump.system_info is None and dump.cpu is Cpu.UNKNOWN:
@@ -135,6 +136,7 @@ def unwalked_state(
                 "the dump has no readable system info: the OS and CPU are unknown, "
                 "so no thread has registers",
                 where=_stream_name(StreamType.SystemInfoStream),
+                stream_type=StreamType.SystemInfoStream,
             )
         )
     problems += [
@@ -235,7 +237,12 @@ def thread_starts(dump: Minidump) -> list[ThreadStart]:
         if context is not None:
             from_exception = thread.index == crashing and context is exception
             source = ContextSource.EXCEPTION if from_exception else ContextSource.THREAD
-        starts.append(ThreadStart(context, dump.stack_region_for(thread, context), source))
+        region = dump.stack_region_for(thread, context)
+        declared = thread.stack_location.data_size
+        held = thread.stack.size if thread.stack is not None else 0
+        # the memory list may still hold the whole stack (rust-minidump looks there too)
+        cut = held < declared and (region is None or region.size < declared)
+        starts.append(ThreadStart(context, region, source, cut))
     return starts
 
 

@@ -181,6 +181,8 @@ class Problem:
     message: str
     offset: int | None = None
     where: str | None = None
+    #: the dump stream the damage is in (None: not in one stream, or not about the dump)
+    stream_type: int | None = None
 
 
 class ContextSource(enum.Enum):
@@ -199,6 +201,9 @@ class ThreadStart:
     context: CpuContext | None
     stack: MemoryRegion | None
     source: ContextSource | None = None
+    #: the thread list names stack bytes the file does not hold (all or part of them): a cut or
+    #: damaged dump, not a thread without a stack
+    stack_cut: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,7 +44,14 @@ if TYPE_CHECKING:
     from inspector.core.microdump.dump import MicrodumpInfo
 
 # the frame text lives in frame_text; its functions are still offered here
-__all__ = ["frame_label", "frame_lines", "problem_section", "register_lines", "render_human"]
+__all__ = [
+    "frame_label",
+    "frame_lines",
+    "problem_section",
+    "register_lines",
+    "render_human",
+    "render_threads",
+]
 
 
 def render_human(
@@ -72,10 +79,15 @@ def problem_section(state: ProcessState) -> str:
     return "\n".join(out) + "\n"
 
 
-def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: bool) -> str:
+def render_threads(state: ProcessState) -> str:
+    """Only the threads of the report (the crashing one first), as the whole report prints them."""
     out: list[str] = []
+    _threads(state, out, brief=False, trace=False)
+    return "\n".join(out) + "\n"
+
+
+def _threads(state: ProcessState, out: list[str], *, brief: bool, trace: bool) -> None:
     arguments = dict(state.function_arguments)
-    _summary(state, out, beyond_reference)
     requesting = state.requesting_thread
     if requesting is not None:
         stack = state.threads[requesting]
@@ -84,12 +96,20 @@ def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: 
         _stack(stack, out, trace=_source(state, requesting) if trace else None, arguments=arguments)
         out.append("")
     if brief:
-        return "\n".join(out) + "\n"
+        return
     for i, stack in enumerate(state.threads):
         if i == requesting or stack.info is CallStackInfo.DUMP_THREAD_SKIPPED:
             continue
         out.append(f"Thread {i} {stack.thread_name or ''} - tid: {stack.thread_id}")
         _stack(stack, out, trace=_source(state, i) if trace else None, arguments=arguments)
+
+
+def _render(state: ProcessState, *, brief: bool, trace: bool, beyond_reference: bool) -> str:
+    out: list[str] = []
+    _summary(state, out, beyond_reference)
+    _threads(state, out, brief=brief, trace=trace)
+    if brief:
+        return "\n".join(out) + "\n"
     out.append("")
     out.append("Loaded modules:")
     main = None if state.main_module is None else state.modules[state.main_module].module.base

@@ -8,8 +8,17 @@ memory for is shown in the memory pane.
 
 from __future__ import annotations
 
+from inspector.gui.document import Document
 from inspector.gui.lookups import PointerKind, address_text, describe_pointer
 from inspector.gui.session import Session
+
+
+def module_sentence(doc: Document, value: int) -> str | None:
+    """`0x… is in libc.so.6 + 0x…` when `value` points into a module (None otherwise)."""
+    target = describe_pointer(doc, value)
+    if target is not None and target.kind is PointerKind.MODULE and target.module_index is not None:
+        return f"{address_text(doc.state, value)} is in {target.text}"
+    return None
 
 
 def follow_pointer(session: Session, value: int) -> str | None:
@@ -21,7 +30,7 @@ def follow_pointer(session: Session, value: int) -> str | None:
     target = describe_pointer(doc, value)
     if target is not None and target.kind is PointerKind.MODULE and target.module_index is not None:
         session.select_module(target.module_index)
-        return f"{address_text(doc.state, value)} is in {target.text}"
+        return module_sentence(doc, value)
     if doc.state.memory.region_for(value) is not None:
         session.show_address(value)
     return None

@@ -1,10 +1,17 @@
-"""Modules pane: loaded modules with their symbol status as it streams in from the worker."""
+"""Modules pane: loaded modules with their symbol status as it streams in from the worker.
+
+A module's context menu copies what one needs to find its symbols (debug id, code id, the
+path a symbol store must have it at) and adds symbol paths.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Slot
-from PySide6.QtWidgets import QCheckBox, QWidget
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal, Slot
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QCheckBox, QMenu, QWidget
 
+from inspector.core.minidump import Module
+from inspector.core.symbols.supplier import code_id_path, debug_id_path
 from inspector.gui.models.module_model import ModuleFilterProxy, ModuleTableModel
 from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.table_view import DataTableView
@@ -13,6 +20,10 @@ from inspector.gui.theme import Theme
 
 
 class ModulePane(LinkedPane):
+    #: the user asked to add a symbol folder / symbol files (the window asks which)
+    add_symbol_folder_requested = Signal()
+    add_symbol_files_requested = Signal()
+
     def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(session, parent, object_name="modulePane")
         self.model = ModuleTableModel(theme, self)
@@ -37,6 +48,8 @@ class ModulePane(LinkedPane):
         self._stack(self.view, self._side_by_side(self.filter, self.lacking_only))
 
         self.view.selectionModel().currentRowChanged.connect(self._on_current_changed)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._on_context_menu)
         session.document_changed.connect(self._on_document_changed)
         session.symbols_updated.connect(self._on_symbols_updated)
         session.analysis_finished.connect(self._on_analysis_over)
@@ -100,3 +113,41 @@ class ModulePane(LinkedPane):
         row = self.view.source_row(current)
         if row >= 0:
             self.session.select_module(row)
+
+    # ---- context menu ----
+
+    def module_at(self, point: QPoint) -> Module | None:
+        index = self.view.indexAt(point)
+        row = self.view.source_row(index) if index.isValid() else -1
+        doc = self.session.document
+        if doc is None or not 0 <= row < len(doc.state.modules):
+            return None
+        return doc.state.modules[row].module
+
+    def context_menu(self, module: Module | None) -> QMenu:
+        """The menu for `module`'s row (None: the empty part of the list)."""
+        menu = QMenu(self)
+        if module is not None:
+            expected = debug_id_path(module)
+            by_code = code_id_path(module)
+            for text, value in (
+                ("Copy Debug ID", module.debug_id),
+                ("Copy Code ID", module.code_id),
+                ("Copy Expected Symbol Path", expected),
+                ("Copy Expected Symbol Path by Code ID", by_code if by_code != expected else None),
+                ("Copy Module Path", module.code_file),
+            ):
+                action = menu.addAction(text)
+                action.setEnabled(bool(value))
+                if value:
+                    action.setToolTip(value)
+                    action.triggered.connect(lambda _=False, v=value: QGuiApplication.clipboard().setText(v))
+            menu.setToolTipsVisible(True)
+            menu.addSeparator()
+        menu.addAction("Add Symbol Folder…", self.add_symbol_folder_requested.emit)
+        menu.addAction("Add Symbol Files…", self.add_symbol_files_requested.emit)
+        return menu
+
+    @Slot(QPoint)
+    def _on_context_menu(self, point: QPoint) -> None:
+        self.context_menu(self.module_at(point)).popup(self.view.viewport().mapToGlobal(point))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from inspector.gui.document import Document
 from inspector.gui.models.problem_model import ProblemTableModel
 from inspector.gui.panes.table_view import DataTableView
 from inspector.gui.session import Session
@@ -30,8 +31,9 @@ class ProblemPane(QWidget):
                 ProblemTableModel.COL_MESSAGE: ("x" * 70, None),
             }
         )
-        self.empty = QLabel("No problems: the dump and its symbols read cleanly.", self)
+        self.empty = QLabel(self)
         self.empty.setContentsMargins(6, 6, 6, 6)
+        self.empty.setWordWrap(True)
         self.setFocusProxy(self.view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -39,6 +41,9 @@ class ProblemPane(QWidget):
         layout.addWidget(self.view)
         session.problems_changed.connect(self.refresh)
         session.document_changed.connect(self.refresh)
+        # the empty text depends on the symbols, which are known only as the walk goes
+        session.analysis_finished.connect(self.refresh)
+        session.analysis_cancelled.connect(self.refresh)
         self.refresh()
 
     def set_theme(self, theme: Theme) -> None:
@@ -50,8 +55,24 @@ class ProblemPane(QWidget):
         problems = doc.problems() if doc is not None else []
         self.model.set_problems(problems)
         self.empty.setVisible(not problems)
-        if doc is None:
-            self.empty.setText("No dump open.")
-        else:
-            self.empty.setText("No problems: the dump and its symbols read cleanly.")
+        self.empty.setText(_empty_text(doc))
         self.count_changed.emit(len(problems))
+
+
+def _empty_text(doc: Document | None) -> str:
+    """What an empty list means: a clean read, but not that symbols were there to read."""
+    if doc is None:
+        return "No dump open."
+    if not doc.state.symbols_searched:
+        return (
+            "No damage found in the dump. No symbol paths are set, so no symbols were read: "
+            "add a symbol folder with File › Add Symbol Folder…"
+        )
+    lacking = doc.modules_lacking_symbols()
+    if lacking:
+        noun = "module" if len(lacking) == 1 else "modules"
+        return (
+            f"No damage found in the dump or its symbol files, but {len(lacking)} {noun} with frames "
+            "lack symbols (see Modules)."
+        )
+    return "No problems: the dump and its symbols read cleanly."

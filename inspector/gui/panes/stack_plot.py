@@ -45,6 +45,17 @@ def _last_frame_end(
     return min(stack_end, max(highest) + width)
 
 
+def _empty_text(doc: Document | None, thread: int, has_stack: bool) -> str:
+    if doc is None or thread < 0:
+        return "No thread selected"
+    starts = doc.state.thread_starts
+    if thread < len(starts) and starts[thread].stack_cut:
+        return "No frames to place on the stack: this thread's stack is cut off in the dump (see Problems)"
+    if not has_stack:
+        return "No frames to place on the stack: the dump holds no stack memory for this thread"
+    return "No frames to place on the stack"
+
+
 class AddressAxis(pg.AxisItem):
     """Ticks at byte offsets from `base` (the lowest stack pointer), in hex: full addresses would overlap."""
 
@@ -63,6 +74,8 @@ class StackPlotPane(QWidget):
         self.session = session
         self._theme = theme
         self.title = QLabel("No thread selected", self)
+        self.title.setObjectName("stackPlotTitle")
+        self.title.setWordWrap(True)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.axis = AddressAxis("bottom")
         self.plot = pg.PlotWidget(axisItems={"bottom": self.axis})
@@ -86,7 +99,8 @@ class StackPlotPane(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self.title)
-        layout.addWidget(self.plot)
+        layout.addWidget(self.plot, 1)
+        layout.addStretch(0)  # holds the title at the top while the plot is hidden
         self.setFocusProxy(self.plot)
 
         #: (frame index, start, end) of each bar, in drawing order
@@ -181,11 +195,13 @@ class StackPlotPane(QWidget):
             if doc is not None and thread >= 0
             else []
         )
+        # empty axes would draw "+0x0 +0x0 +0x0": say why there is nothing instead
+        self.plot.setVisible(bool(self.extents))
         if not self.extents:
             self.bars.setOpts(x0=[], width=[], y=[], brushes=[])
             for scatter in (self.return_slots, self.accepted, self.rejected):
                 scatter.setData([], [])
-            self.title.setText("No frames to place on the stack" if thread >= 0 else "No thread selected")
+            self.title.setText(_empty_text(doc, thread, stack is not None))
             return
         base = min(start for _, start, _ in self.extents)
         self.axis.base = base

@@ -7,9 +7,11 @@ import re
 from typing import ClassVar
 
 from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from inspector.core.process import UNKNOWN_SYSTEM
+from inspector.core.process.damage import DumpDamage, dump_damage
 from inspector.core.report.analysis_text import analysis_sentence, shown_analysis
 from inspector.gui.document import AnalysisStatus, Document
 from inspector.gui.lookups import address_text, dump_time_text
@@ -18,6 +20,10 @@ from inspector.gui.theme import Theme
 
 _LINK_THREAD = "thread:"
 _LINK_MISSING = "missing-symbols"
+_LINK_PROBLEMS = "problems"
+#: fields on a row of their own, across both columns: (row, 0)
+_FULL_WIDTH_ROWS = {"symbols": (3, 0), "assertion": (4, 0)}
+_LINK_ADD_SYMBOLS = "add-symbols"
 
 
 def format_uptime(seconds: int) -> str:
@@ -37,6 +43,10 @@ def format_uptime(seconds: int) -> str:
 class SummaryPane(QWidget):
     #: the user clicked "N modules lack symbols"
     missing_symbols_requested = Signal()
+    #: the user clicked the damage warning
+    problems_requested = Signal()
+    #: the user clicked "Add a symbol folder…"
+    add_symbols_requested = Signal()
 
     FIELDS = ("file", "thread", "os", "process", "cpu", "symbols", "assertion")
     LABELS: ClassVar[dict[str, str]] = {
@@ -54,6 +64,17 @@ class SummaryPane(QWidget):
         self.setObjectName("summaryPane")
         self.session = session
         self._theme = theme
+        # a damaged dump leads with its damage: what the headline and the panes below can be trusted for
+        self.damage = QLabel(self)
+        self.damage.setObjectName("damageWarning")
+        self.damage.setWordWrap(True)
+        self.damage.setTextFormat(Qt.TextFormat.RichText)
+        self.damage.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
+        )
+        self.damage.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.damage.linkActivated.connect(self._on_link)
+        self.damage.hide()
         self.headline = QLabel(self)
         self.headline.setObjectName("crashHeadline")
         self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -92,9 +113,10 @@ class SummaryPane(QWidget):
             value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             value.linkActivated.connect(self._on_link)
             caption.setBuddy(value)
-            row, pair = (i // 2, i % 2) if key != "assertion" else (3, 0)
+            # the symbols row says what is missing and offers the way out: it gets the whole width
+            row, pair = _FULL_WIDTH_ROWS.get(key, (i // 2, i % 2))
             grid.addWidget(caption, row, pair * 2)
-            if key == "assertion":
+            if key in _FULL_WIDTH_ROWS:
                 grid.addWidget(value, row, 1, 1, 3)
             else:
                 grid.addWidget(value, row, pair * 2 + 1)
@@ -109,6 +131,7 @@ class SummaryPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 6)
         layout.setSpacing(4)
+        layout.addWidget(self.damage)
         layout.addWidget(self.headline)
         layout.addWidget(self.why)
         layout.addLayout(grid)
@@ -127,7 +150,9 @@ class SummaryPane(QWidget):
 
     def text(self) -> str:
         """Everything the header says, as plain text (tests, copy)."""
-        lines = [self.headline.text()] + ([self.why.text()] if not self.why.isHidden() else [])
+        lines = [_plain(self.damage.text())] if not self.damage.isHidden() else []
+        lines.append(self.headline.text())
+        lines += [self.why.text()] if not self.why.isHidden() else []
         for key in self.FIELDS:
             label = self.values[key]
             if not label.isHidden():
@@ -145,6 +170,7 @@ class SummaryPane(QWidget):
     def refresh(self) -> None:
         doc = self.session.document
         if doc is None:
+            self.damage.hide()
             self.headline.setText("No dump open")
             self.headline.setStyleSheet("")
             self.why.hide()
@@ -156,10 +182,17 @@ class SummaryPane(QWidget):
         state = doc.state
         crash = state.crash
         crashing = doc.crashing_thread
+        damage = dump_damage(state)
+        self._show_damage(damage)
+        hidden_by_damage = damage.headline()
         if crash is not None:
             # a microdump without its R line says it crashed, but not why
             reason = crash.reason or "Crash (no reason recorded)"
             self.headline.setText(f"{reason} at {address_text(state, crash.address)}")
+            self.headline.setStyleSheet(f"color: {self._theme.crash.name()};")
+        elif hidden_by_damage is not None:
+            # "written on request" would be a guess: the exception may be what was lost
+            self.headline.setText(hidden_by_damage)
             self.headline.setStyleSheet(f"color: {self._theme.crash.name()};")
         else:
             self.headline.setText("No exception recorded: the dump was written on request")
@@ -185,6 +218,8 @@ class SummaryPane(QWidget):
             )
         elif crash is not None:
             self._set("thread", "unknown (the exception names no thread of the thread list)")
+        elif hidden_by_damage is not None:
+            self._set("thread", "unknown (the dump is damaged where the exception would say)")
         else:
             self._set("thread", "none")
         system = state.system
@@ -212,12 +247,40 @@ class SummaryPane(QWidget):
         self._refresh_symbols()
         self._fit_height()
 
+    def _show_damage(self, damage: DumpDamage) -> None:
+        if not damage.damaged:
+            self.damage.hide()
+            return
+        theme = self._theme
+        first, *rest = damage.sentences()
+        self.damage.setText(
+            f'<span style="color: {theme.crash.name()};"><b>⚠ {_e(first)}</b></span> '
+            f'{_e(" ".join([*rest, damage.count_text()]))} <a href="{_LINK_PROBLEMS}">Show the problems</a>'
+        )
+        self.damage.setStyleSheet(
+            f"QLabel#damageWarning {{ border: 1px solid {theme.crash.name()}; "
+            "border-radius: 3px; padding: 3px; }"
+        )
+        self.damage.show()
+
     def _fit_height(self) -> None:
-        """The header is as tall as what it says (a dock would otherwise stretch it with empty space)."""
+        """The header is as tall as what it says (a dock would otherwise stretch it with empty space, or
+        squeeze the rows under a damage warning that wraps onto several lines)."""
         layout = self.layout()
-        if layout is not None:
-            layout.activate()
-            self.setMaximumHeight(max(layout.sizeHint().height(), layout.minimumSize().height()))
+        if layout is None:
+            return
+        layout.activate()
+        if layout.hasHeightForWidth() and self.width() > 0:
+            height = layout.totalHeightForWidth(self.width())
+        else:
+            height = max(layout.sizeHint().height(), layout.minimumSize().height())
+        self.setMaximumHeight(height)
+        self.setMinimumHeight(height if not self.damage.isHidden() else 0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width() and not self.damage.isHidden():
+            self._fit_height()  # the wrapped warning's height depends on the width
 
     @Slot()
     def _refresh_symbols(self, *_: object) -> None:
@@ -230,6 +293,8 @@ class SummaryPane(QWidget):
         """How many of the modules the walk used (frames, scanned words) lack symbols."""
         total = len(doc.state.modules)
         if total == 0:
+            if "module list" in dump_damage(doc.state).damaged_streams:
+                return "unknown: the module list is damaged"
             return "no modules listed in the dump"
         used = doc.modules_used
         lacking = doc.modules_lacking_symbols()
@@ -238,13 +303,20 @@ class SummaryPane(QWidget):
         running = doc.status is AnalysisStatus.RUNNING
         if running:
             parts.append(f"walking… {len(used)} of {total} modules on the stacks so far")
+        add = f'<a href="{_LINK_ADD_SYMBOLS}">Add a symbol folder…</a>'
         if lacking:
             names = ", ".join(doc.state.modules[i].module.filename for i in lacking)
             verb = "lacks" if len(lacking) == 1 else "lack"
+            # the most common first-use mistake gets said where it shows, with the way out
+            why = "" if doc.state.symbols_searched else "no symbol paths are set: "
             parts.append(
                 f'<a href="{_LINK_MISSING}" title="{_e(names)}" style="color: {theme.crash.name()};">'
-                f"{len(lacking)} of {len(used)} modules with frames or scan hits {verb} symbols</a>"
+                f"{why}{len(lacking)} of {len(used)} modules with frames or scan hits {verb} symbols</a>"
             )
+            parts.append(add)
+        elif not doc.state.symbols_searched:
+            parts.append(f'<span style="color: {theme.crash.name()};">no symbol paths are set</span>')
+            parts.append(add)
         elif used and not running:
             parts.append(
                 f'<span style="color: {theme.ok.name()};">all {len(used)} modules with frames or scan hits '
@@ -262,6 +334,10 @@ class SummaryPane(QWidget):
             self.session.select_thread(int(link[len(_LINK_THREAD) :]))
         elif link == _LINK_MISSING:
             self.missing_symbols_requested.emit()
+        elif link == _LINK_PROBLEMS:
+            self.problems_requested.emit()
+        elif link == _LINK_ADD_SYMBOLS:
+            self.add_symbols_requested.emit()
 
 
 def _e(text: str) -> str:
