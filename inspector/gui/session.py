@@ -137,6 +137,8 @@ class Session(QObject):
         self.symbol_servers = symbol_servers
         #: the walk's policy and options (Preferences › Stack walk)
         self.walk_options = walk_options or WalkOptions()
+        #: use the modules' own files on this machine (and /usr/lib/debug) when their identity matches
+        self.local_modules = True
         self.job_factory = job_factory
         self.runner = JobRunner(self) if interval_ms is None else JobRunner(self, interval_ms=interval_ms)
         self.runner.events.connect(self._on_events)
@@ -220,7 +222,12 @@ class Session(QObject):
     def open_dump(self, path: Path | str) -> int:
         """Start analysing `path` with the current symbol paths; returns the run's generation."""
         request = AnalysisRequest(
-            Path(path), self._symbol_paths, self.cache_dir, self.symbol_servers, self.walk_options
+            Path(path),
+            self._symbol_paths,
+            self.cache_dir,
+            self.symbol_servers,
+            self.walk_options,
+            self.local_modules,
         )
         return self._start(request)
 

@@ -30,6 +30,8 @@ class SymbolInfo:
     code_file: str | None = None
     generator: str | None = None
     url: str | None = None
+    #: `INFO CFI_SOURCE <where>` lines (ours, for files made from objects): `.eh_frame`, …
+    cfi_sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

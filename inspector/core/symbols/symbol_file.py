@@ -249,16 +249,21 @@ class SymbolFile:
     def _read_info(self) -> SymbolInfo:
         values: dict[str, str] = {}
         code_file = None
+        cfi_sources: list[str] = []
         for offset in self._index.info_off:
             parsed = line_parser.parse_info(self._line(offset))
             if isinstance(parsed, str):
                 continue
+            if parsed.key == "CFI_SOURCE":
+                cfi_sources.append(parsed.value)
             values[parsed.key] = parsed.value
             if parsed.key == "CODE_ID":
                 code_id, _, rest = parsed.value.partition(" ")
                 values["CODE_ID"] = code_id
                 code_file = rest.strip() or None
-        return SymbolInfo(values.get("CODE_ID"), code_file, values.get("GENERATOR"), values.get("URL"))
+        return SymbolInfo(
+            values.get("CODE_ID"), code_file, values.get("GENERATOR"), values.get("URL"), tuple(cfi_sources)
+        )
 
     # ---- lookups --------------------------------------------------------------------
 
