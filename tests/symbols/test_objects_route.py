@@ -230,3 +230,28 @@ def test_module_files_on_this_machine_give_symbols_without_any_symbol_path(tmp_p
     assert not modules["ledger"].get("loaded_symbols") and not modules["ledger"]["missing_symbols"]
     off = _walk(dump, [], tmp_path / "d", local=False)
     assert not any(m.get("loaded_symbols") for m in off["modules"])
+
+
+def test_cxx_names_stay_mangled_in_the_conversion_and_are_demangled_when_looked_up(tmp_path: Path) -> None:
+    """Demangling 342K names of a big C++ library costs more than the rest of a conversion; a walk
+    shows a few hundred. The converted file keeps them mangled; a lookup returns dump_syms' spelling."""
+    from inspector.core.symbols import IndexCache, SymbolSupplier
+    from tests.symbols.server.http_server import Module
+
+    sym = next((FIXTURES / "cxx_terminate" / "symbols").rglob("settings_loader.sym"))
+    module_line = sym.read_text().split("\n", 1)[0].split()
+    module = Module("/x/settings_loader", "", "settings_loader", module_line[3])
+    loaded = SymbolSupplier([FIXTURES / "cxx_terminate" / "binaries"], cache=IndexCache(tmp_path)).load(module)
+    assert loaded.symbol_file is not None
+    text = loaded.symbol_file.path.read_text()
+    assert "INFO NAMES mangled\n" in text and "\nFUNC " in text and " _ZN" in text
+    # every FUNC of dump_syms' file: the same name by lookup
+    compared = 0
+    for line in sym.read_text().splitlines():
+        if line.startswith("FUNC "):
+            _, address, _size, _params, name = line.split(" ", 4)
+            found = loaded.symbol_file.find_function(int(address, 16))
+            assert found is not None and found.name == name, (line, found)
+            compared += "::" in name
+    assert compared >= 10  # C++ names, demangled on lookup
+    loaded.symbol_file.close()

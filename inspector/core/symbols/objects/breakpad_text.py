@@ -14,8 +14,9 @@ then only depends on the records being the same. dump_syms is built on the same 
   Each SymCache range is a run of instructions with one innermost source location and its chain
   of call sites; a FUNC is a run of ranges of one outermost function, its line records are the
   ranges' innermost locations, its INLINE records the call chains, and the ranges of
-  symbol-table entries are the PUBLIC records. Names are cleaned and demangled as dump_syms does
-  (`demangle`), file names joined and normalised as it does (`source_path`).
+  symbol-table entries are the PUBLIC records. Names are cleaned as dump_syms does but C++ names are
+  left mangled, for `SymbolFile` to demangle the few a walk looks up (`INFO NAMES mangled`,
+  `demangle.display_name`); file names joined and normalised as it does (`source_path`).
 * `<.plt ELF section in NAME>` PUBLICs for executable ELF sections that start without a symbol,
   and `<unknown in NAME>` after the last symbol of a PE/PDB, as dump_syms adds them.
 
@@ -32,7 +33,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.core.cancel import NEVER, CancelToken
-from inspector.core.symbols.objects.demangle import LANG_UNKNOWN_SYMBOL, function_name, public_name
+from inspector.core.symbols.objects.demangle import (
+    LANG_UNKNOWN_SYMBOL,
+    MANGLED_NAMES_INFO,
+    stored_function_name,
+    stored_public_name,
+)
 from inspector.core.symbols.objects.reading import ObjectInfo
 from inspector.core.symbols.objects.symcache_reader import NONE, SymCacheTables
 
@@ -179,7 +185,7 @@ def add_symcache(
         found = names.get(index)
         if found is None:
             raw = tables.string(int(tables.function_name[index])) or ""
-            found = public_name(raw) if symbol else function_name(raw, int(fn_lang[index]))
+            found = stored_public_name(raw) if symbol else stored_function_name(raw, int(fn_lang[index]))
             names[index] = found
         return found
 
@@ -396,6 +402,7 @@ def write_text(
         tail = f" {code_file}" if code_file and info.file_format in ("pe", "pdb") else ""
         write(f"INFO CODE_ID {code_id.upper()}{tail}\n".encode())
     write(f"INFO GENERATOR {GENERATOR}\n".encode())
+    write(f"INFO {MANGLED_NAMES_INFO}\n".encode())
     for info_line in extra_info:
         write(f"INFO {_one_line(info_line)}\n".encode())
     chunk: list[str] = []

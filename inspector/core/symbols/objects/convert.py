@@ -22,7 +22,7 @@ from inspector.core.symbols.objects.reading import ObjectInfo
 from inspector.core.symbols.objects.symcache_reader import read_symcache
 
 #: Bumped whenever the text written for the same objects changes: cached conversions are redone.
-CONVERTER_VERSION = 1
+CONVERTER_VERSION = 2  # 2: C++ names kept mangled (INFO NAMES mangled)
 
 
 @dataclass(frozen=True, slots=True)

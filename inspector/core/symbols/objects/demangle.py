@@ -66,6 +66,48 @@ def public_name(raw: str) -> str:
     return demangle(name) or name
 
 
+# ---- lazy demangling: names kept mangled in the converted file, demangled when a lookup returns one
+#
+# Demangling and cleaning every name of a big C++ library costs most of a conversion (libtorch_cpu:
+# 342K template-heavy names, tens of seconds), while a walk shows a few hundred. So the converted
+# file keeps each name as dump_syms would have it *before* demangling (compiler suffixes cut), says
+# so in an `INFO NAMES mangled` line, and `SymbolFile` passes every FUNC, PUBLIC and INLINE_ORIGIN
+# name it returns through `display_name`, which does the rest once per name.
+
+#: the INFO line that marks a file whose Itanium C++ names are still mangled
+MANGLED_NAMES_INFO = "NAMES mangled"
+
+
+def stored_function_name(raw: str, language: int) -> str:
+    """A FUNC / INLINE_ORIGIN name as kept in a converted file: final, or mangled for `display_name`."""
+    # `language` only matters for a C function whose name looks mangled (`_Z…`): dump_syms keeps
+    # it, `display_name` would demangle it; no compiler names C functions so.
+    del language
+    return _without_controls(fix_symbol_name(raw))
+
+
+def stored_public_name(raw: str) -> str:
+    """A PUBLIC name as kept in a converted file: final, or mangled (suffixes cut) for `display_name`."""
+    return fix_symbol_name(raw) if is_mangled_cpp(raw) else raw
+
+
+_displayed: dict[str, str] = {}
+_DISPLAYED_MAX = 65536
+
+
+def display_name(stored: str) -> str:
+    """The name dump_syms writes, from a stored one (`function_name` / `public_name` done lazily)."""
+    if not is_mangled_cpp(stored):
+        return stored
+    found = _displayed.get(stored)
+    if found is None:
+        found = _without_controls(demangle(stored) or stored)
+        if len(_displayed) >= _DISPLAYED_MAX:
+            _displayed.clear()  # a bound, not an LRU: a walk needs far fewer
+        _displayed[stored] = found
+    return found
+
+
 def _without_controls(name: str) -> str:
     # dump_syms removes ASCII control characters from inline origin names (`\n` would break a line)
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
