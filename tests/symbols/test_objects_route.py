@@ -241,7 +241,8 @@ def test_cxx_names_stay_mangled_in_the_conversion_and_are_demangled_when_looked_
     sym = next((FIXTURES / "cxx_terminate" / "symbols").rglob("settings_loader.sym"))
     module_line = sym.read_text().split("\n", 1)[0].split()
     module = Module("/x/settings_loader", "", "settings_loader", module_line[3])
-    loaded = SymbolSupplier([FIXTURES / "cxx_terminate" / "binaries"], cache=IndexCache(tmp_path)).load(module)
+    supplier = SymbolSupplier([FIXTURES / "cxx_terminate" / "binaries"], cache=IndexCache(tmp_path))
+    loaded = supplier.load(module)
     assert loaded.symbol_file is not None
     text = loaded.symbol_file.path.read_text()
     assert "INFO NAMES mangled\n" in text and "\nFUNC " in text and " _ZN" in text

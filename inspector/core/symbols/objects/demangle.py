@@ -36,12 +36,26 @@ LANG_C = 1
 LANG_UNKNOWN_SYMBOL = 0xFFFF_FFFF  # a symbol-table entry: no language recorded
 
 
+#: the same run of suffixes, for `fullmatch` from a position where one can start
+_SUFFIX_RUN = re.compile(_COMPILER_SUFFIXES.pattern.removesuffix("$"))
+_SUFFIX_START = re.compile(r"[.\[]| \[")
+
+
 def fix_symbol_name(name: str) -> str:
     """Cut compiler suffixes and spell the anonymous namespace as GCC does (dump_syms' `fix_symbol_name`)."""
-    if "." in name or "[" in name:  # the suffixes' regex is slow on long names: only when it can match
-        name = _COMPILER_SUFFIXES.sub("", name)
+    if "." in name or "[" in name:
+        name = _cut_suffixes(name)
     if "`" in name:
         name = name.replace("`anonymous namespace'", "(anonymous namespace)")
+    return name
+
+
+def _cut_suffixes(name: str) -> str:
+    """`_COMPILER_SUFFIXES.sub("", name)`, without trying the pattern at every position of a long
+    name: only where a suffix can start (`.`, `[`, ` [`), leftmost first, as a regex search would."""
+    for start in _SUFFIX_START.finditer(name):
+        if _SUFFIX_RUN.fullmatch(name, start.start()):
+            return name[: start.start()]
     return name
 
 

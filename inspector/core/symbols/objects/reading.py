@@ -20,6 +20,9 @@ from inspector.core.symbols.objects.errors import ObjectSupportMissing, ObjectUn
 
 #: files smaller than this cannot be an object with anything useful in it
 MIN_OBJECT_SIZE = 64
+#: larger files are refused: the biggest real debug files (a browser's) are a few GiB, and a file
+#: beyond this is more likely a sparse or damaged one that would only cost time and address space
+MAX_OBJECT_SIZE = 8 << 30
 #: the magic numbers of the formats symbolic reads (first bytes of the file)
 _MAGICS: tuple[bytes, ...] = (
     b"\x7fELF",
@@ -112,6 +115,12 @@ def check_regular_file(path: Path) -> os.stat_result:
         raise ObjectUnreadable(str(path), "not a regular file")
     if st.st_size < MIN_OBJECT_SIZE:
         raise ObjectUnreadable(str(path), f"only {st.st_size} bytes: not a binary or debug file")
+    if st.st_size > MAX_OBJECT_SIZE:
+        raise ObjectUnreadable(
+            str(path),
+            f"{st.st_size / (1 << 30):.1f} GiB: larger than the {MAX_OBJECT_SIZE >> 30} GiB a binary or "
+            "debug file is read up to (a sparse or damaged file?)",
+        )
     return st
 
 
