@@ -147,35 +147,6 @@ def test_a_binary_with_another_build_id_is_not_used(tmp_path: Path) -> None:
     assert ledger["missing_symbols"] and not ledger.get("loaded_symbols")
 
 
-@pytest.mark.parametrize(
-    ("name", "content"),
-    [
-        ("truncated.so", lambda: (FIXTURES / "libc_abort" / "binaries" / "ledger").read_bytes()[:3000]),
-        ("not-a-pdb.pdb", lambda: b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\x00\x00\x00" + b"\xff" * 4000),
-        ("hostile.so", lambda: b"\x7fELF\x02\x01\x01" + b"\xff" * 5000),
-    ],
-)
-def test_bad_objects_are_problems_not_tracebacks(tmp_path: Path, name: str, content: object) -> None:
-    folder = tmp_path / "bins"
-    folder.mkdir()
-    (folder / name).write_bytes(content())  # type: ignore[operator]
-    shutil.copyfile(FIXTURES / "libc_abort" / "binaries" / "ledger", folder / "ledger")
-    report = _walk(FIXTURES / "libc_abort" / "libc_abort.dmp", [folder], tmp_path / "c")
-    ledger = next(m for m in report["modules"] if m["filename"] == "ledger")
-    assert ledger.get("loaded_symbols")  # the good object is still used
-    problems = [p for p in report["inspector_problems"] if name in p.get("message", str(p))]
-    assert problems, report["inspector_problems"]
-
-
-def test_a_debug_file_whose_build_id_does_not_match_is_not_used(tmp_path: Path) -> None:
-    folder = tmp_path / "bins"
-    folder.mkdir()
-    shutil.copyfile(FIXTURES / "cxx_terminate" / "binaries" / "settings_loader", folder / "ledger.debug")
-    report = _walk(FIXTURES / "libc_abort" / "libc_abort.dmp", [folder], tmp_path / "c")
-    ledger = next(m for m in report["modules"] if m["filename"] == "ledger")
-    assert ledger["missing_symbols"]
-
-
 def test_debuginfod_on_loopback_equals_the_local_walk_and_is_asked_once(tmp_path: Path) -> None:
     from inspector.core.symbols import SymbolServer, SymbolServerOptions
 
