@@ -512,6 +512,7 @@ class KeptSymbolSupplier(SymbolSupplier):
                 result.symbol_file.close()
         super().close()
 
+
 def _help(module: ModuleIdentity) -> str:
     """What would give a module symbols: its identity and the files that would do."""
     from inspector.core.symbols.objects.sources import build_id_of
