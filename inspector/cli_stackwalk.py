@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -160,7 +161,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--use-local-debuginfo",
         action="store_true",
-        help="accepted for compatibility: symbols come from .sym files and symbol servers only",
+        help="accepted for compatibility: the modules' own files on this machine are used by default "
+        "(--no-local-modules turns that off)",
     )
     out = parser.add_argument_group("output and logging")
     out.add_argument("--output-file", metavar="PATH", help="write the report to PATH instead of stdout")
@@ -235,6 +237,19 @@ def _parser() -> argparse.ArgumentParser:
         "--offline",
         action="store_true",
         help="download nothing; use only symbols already in the download cache",
+    )
+    sym.add_argument(
+        "--debuginfod-url",
+        metavar="URL",
+        action="append",
+        default=[],
+        help="a debuginfod server (GET URL/buildid/<id>/debuginfo, then /executable) for binaries and "
+        "debug files by build id (repeatable; DEBUGINFOD_URLS is read too, space-separated)",
+    )
+    sym.add_argument(
+        "--no-local-modules",
+        action="store_true",
+        help="do not use the modules' own files on this machine (nor /usr/lib/debug), even when they match",
     )
     walk = parser.add_argument_group("walk")
     walk.add_argument(
@@ -434,6 +449,7 @@ def _walk(dump: Minidump, args: argparse.Namespace) -> ProcessState:
         walk=walk,
         symbol_servers=_servers(args, cache),
         microdump_policy=WalkPolicy.BREAKPAD if args.policy is None else None,
+        local_modules=not args.no_local_modules,
     )
     state = process(dump, options)
     if args.evil_json is not None:
@@ -453,13 +469,15 @@ def _walk(dump: Minidump, args: argparse.Namespace) -> ProcessState:
 
 def _servers(args: argparse.Namespace, cache: Path | None) -> SymbolServerOptions | None:
     """The symbol-server options, or None when neither a server nor `--offline` is given."""
-    if not args.symbols_url and not args.offline:
+    debuginfod = _debuginfod_urls(args)
+    if not args.symbols_url and not debuginfod and not args.offline:
         return None
     from inspector.core.symbols import FetchPolicy
     from inspector.core.symbols.server_supplier import server_options_for
 
     return server_options_for(
         args.symbols_url,
+        debuginfod=debuginfod,
         downloads=None if cache is None else cache / "symbols",
         keep_downloads=not args.no_symbols_cache,
         partial_dir=args.symbols_tmp,
@@ -469,6 +487,14 @@ def _servers(args: argparse.Namespace, cache: Path | None) -> SymbolServerOption
             max_bytes=int(args.symbols_max_download * 1024 * 1024),
         ),
     )
+
+
+def _debuginfod_urls(args: argparse.Namespace) -> list[str]:
+    """`--debuginfod-url`s, then `DEBUGINFOD_URLS` (space-separated, as elfutils reads it); an unusable
+    one is reported by the supplier as a problem, as a bad `--symbols-url` is."""
+    urls = list(args.debuginfod_url)
+    urls += [url for url in os.environ.get("DEBUGINFOD_URLS", "").split() if url not in urls]
+    return urls
 
 
 def main() -> int:

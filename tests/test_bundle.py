@@ -92,6 +92,23 @@ def test_bundled_stackwalk_gives_the_same_frames(
     assert bundled == expected
 
 
+def test_bundled_stackwalk_reads_symbols_from_binaries(
+    bundle: Path, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    """symbolic's Rust library is in the bundle: a build folder gives the same frames as from source."""
+    case = Path(__file__).resolve().parent / "fixtures" / "crashes" / "libc_abort"
+    args = ["stackwalk", "--json", "--no-local-modules", "--no-symbols-cache"]
+    args += [str(case / "libc_abort.dmp"), str(case / "binaries")]
+    ours = run_bundle(bundle, clean_env, tmp_path, *args)
+    assert ours.returncode == 0, ours.stderr
+    reference = run_python(*args)
+    assert reference.returncode == 0, reference.stderr
+    bundled, expected = json.loads(ours.stdout), json.loads(reference.stdout)
+    assert [t["frames"] for t in bundled["threads"]] == [t["frames"] for t in expected["threads"]]
+    ledger = next(m for m in bundled["modules"] if m["filename"] == "ledger")
+    assert ledger.get("loaded_symbols"), bundled["inspector_problems"]
+
+
 def test_bundled_dump_and_bad_input(bundle: Path, clean_env: dict[str, str], tmp_path: Path) -> None:
     ours = run_bundle(bundle, clean_env, tmp_path, "dump", str(SAMPLE / "sample.dmp"))
     assert ours.returncode == 0, ours.stderr

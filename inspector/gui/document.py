@@ -42,6 +42,7 @@ class AnalysisRequest:
     cache_dir: Path | None = None
     symbol_servers: SymbolServerOptions | None = None
     walk: WalkOptions = field(default_factory=WalkOptions)
+    local_modules: bool = True  # use the modules' own files on this machine when they match
 
 
 class AnalysisStatus(enum.Enum):

@@ -72,6 +72,7 @@ def run_analysis(request: AnalysisRequest, cancel: CancelToken) -> Iterator[obje
         use_symbols_cache=request.cache_dir is not None,
         walk=request.walk,
         symbol_servers=servers if servers is not None and servers.enabled else None,
+        local_modules=request.local_modules,
     )
     dump = open_any_dump(request.dump_path)  # a minidump, or the first microdump of a log
     # With servers, `process_events` downloads on its own threads; closing it (below, also when

@@ -143,6 +143,8 @@ class Session(QObject):
         self.walk_options = walk_options or WalkOptions()
         #: where the sources named in symbol files are on this machine: (recorded prefix, local folder)
         self.source_roots: tuple[tuple[str, str], ...] = ()
+        #: use the modules' own files on this machine (and /usr/lib/debug) when their identity matches
+        self.local_modules = True
         self.job_factory = job_factory
         self.runner = JobRunner(self) if interval_ms is None else JobRunner(self, interval_ms=interval_ms)
         self.runner.events.connect(self._on_events)
@@ -226,7 +228,12 @@ class Session(QObject):
     def open_dump(self, path: Path | str) -> int:
         """Start analysing `path` with the current symbol paths; returns the run's generation."""
         request = AnalysisRequest(
-            Path(path), self._symbol_paths, self.cache_dir, self.symbol_servers, self.walk_options
+            Path(path),
+            self._symbol_paths,
+            self.cache_dir,
+            self.symbol_servers,
+            self.walk_options,
+            self.local_modules,
         )
         return self._start(request)
 

@@ -104,6 +104,8 @@ def _plain(shown: _Shown, summary: ModuleSymbolSummary) -> str:
         return f"damaged ({lines} {'line' if lines == 1 else 'lines'})"
     if shown is _Shown.UNREADABLE and summary.error:
         return f"unreadable: {summary.error}"
+    if shown is _Shown.LOADED and summary.objects and summary.source:
+        return f"loaded: {summary.source}"  # made from binaries / debug files, not a .sym
     return shown.value
 
 
@@ -137,6 +139,11 @@ def _details(shown: _Shown, summary: ModuleSymbolSummary, download: DownloadStat
             lines.append(f"(found by {summary.found_by})")
         if summary.match is not None:
             lines.append(_match_text(summary.match))
+        if summary.objects:
+            lines.append(f"Symbols: {summary.source or 'from binaries and debug files'}, made from:")
+            lines.extend(f"  {p}" for p in summary.objects)
+        if summary.cfi_sources:
+            lines.append(f"CFI from: {', '.join(summary.cfi_sources)}")
         # a local file's `INFO URL` line is not a download: name a URL only for the servers' files
         if summary.symbol_url and download is not None:
             lines.append(f"Downloaded from {summary.symbol_url}")
@@ -156,6 +163,8 @@ def _details(shown: _Shown, summary: ModuleSymbolSummary, download: DownloadStat
     elif shown is _Shown.MISSING:
         lines.append("No symbol file found. Paths tried:" if tried else "No symbol paths are set.")
         lines.extend(f"  {p}" for p in tried)
+    if shown is _Shown.MISSING and summary.help:
+        lines.append(f"What would help: {summary.help}")
     elif shown is _Shown.NO_IDENTIFIER:
         lines.append("The module record has no debug id and no code id to look symbols up by.")
     elif shown is _Shown.UNREADABLE:

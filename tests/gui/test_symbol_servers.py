@@ -215,7 +215,8 @@ def test_the_job_downloads_and_reports_each_module(tmp_path: Path, server: Symbo
     # The files the walk needs arrive late, so the prefetched 404s of the others are in by then.
     server.behaviour.delays = {f"/symbols/{RENDER_FARM}": 0.4, f"/symbols/{LIBC}": 0.4}
     servers = SymbolServerOptions(servers=(SymbolServer(server.url),), cache_dir=tmp_path / "dl", fetch=FAST)
-    request = AnalysisRequest(sample_dump(), (), None, servers)
+    # libc and ld.so of the sample are this machine's: their own files would answer before the server
+    request = AnalysisRequest(sample_dump(), (), None, servers, local_modules=False)
     events = list(run_analysis(request, CancelToken()))
     downloads = [e for e in events if isinstance(e, SymbolsLoaded) and e.symbols.download is not None]
     assert {e.module_index for e in downloads} == {0, 1, 2, 3}  # all prefetched
@@ -278,6 +279,7 @@ def test_applying_a_server_walks_again_and_downloads(
 ) -> None:
     window = make_window(qtbot, settings, session_symbol_paths=())  # no local symbols at all
     session = window.session
+    session.local_modules = False  # nor this machine's libc
     try:
         load(qtbot, session, sample_dump())
         model = window.module_pane.model

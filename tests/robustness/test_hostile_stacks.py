@@ -115,7 +115,7 @@ def test_64_megabytes_of_plausible_words_stop_at_the_frame_limit() -> None:
     """Eight million candidate frames: the walk stops at the default cap and every report says so."""
     dump = Minidump.from_bytes(_plausible_stack_dump(64))
     with time_limit(WALK_SECONDS):
-        state = process(dump, ProcessOptions(use_symbols_cache=False))
+        state = process(dump, ProcessOptions(use_symbols_cache=False, local_modules=False))
     stack = state.threads[0]
     assert len(stack.frames) == RUST_MINIDUMP_MAX_FRAMES
     assert stack.termination is not None and stack.termination.reason is TerminationReason.MAX_FRAMES
@@ -133,7 +133,12 @@ def test_memory_of_a_capped_walk_is_bounded_by_the_frame_count() -> None:
     tracemalloc.start()
     try:
         with time_limit(WALK_SECONDS):
-            state = process(dump, ProcessOptions(use_symbols_cache=False, walk=WalkOptions(max_frames=2000)))
+            state = process(
+                dump,
+                ProcessOptions(
+                    use_symbols_cache=False, local_modules=False, walk=WalkOptions(max_frames=2000)
+                ),
+            )
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

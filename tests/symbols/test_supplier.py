@@ -140,7 +140,8 @@ def test_missing_and_odd_symbol_paths_are_reported_not_fatal(tmp_path: Path, sto
 def test_load_not_found_lists_every_path_tried(tmp_path: Path, store: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
-    result = SymbolSupplier([store, other]).load(Module("/lib/libbar.so", "12ab", "libbar.so", "0BAD0"))
+    module = Module("/lib/libbar.so", "12ab", "libbar.so", "0BAD0")
+    result = SymbolSupplier([store, other], local_modules=False).load(module)
     assert result.status is SymbolStatus.NOT_FOUND and result.symbol_file is None
     assert result.tried == (
         str(store / "libbar.so/0BAD0/libbar.so.sym"),
@@ -148,6 +149,8 @@ def test_load_not_found_lists_every_path_tried(tmp_path: Path, store: Path) -> N
         str(store / "libbar.so/12AB/libbar.so.sym"),
         str(other / "libbar.so/12AB/libbar.so.sym"),
     )
+    # with module files on this machine, the module's own path is looked at last
+    assert SymbolSupplier([store, other]).load(module).tried[-1] == "/lib/libbar.so"
 
 
 def test_load_without_any_identifier(store: Path) -> None:

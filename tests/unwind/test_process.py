@@ -116,7 +116,8 @@ def test_process_events_in_order(tmp_path: Path) -> None:
 def test_process_reports_missing_symbols_with_paths_tried(tmp_path: Path) -> None:
     store = _store(tmp_path, "app", APP_SYMS)
     dump = _two_thread_dump()
-    state = process(dump.to_minidump(), ProcessOptions(symbol_paths=(store,), use_symbols_cache=False))
+    options = ProcessOptions(symbol_paths=(store,), use_symbols_cache=False, local_modules=False)
+    state = process(dump.to_minidump(), options)
     lib = state.modules[1].symbols
     assert lib.state is SymbolState.MISSING and lib.missing
     assert lib.tried == (str(store / "lib.so" / debug_id("lib.so") / "lib.so.sym"),)

@@ -162,19 +162,24 @@ def _process(
             cache=options.index_cache(),
             code_id_fallback=options.code_id_fallback,
             cancel=walk_cancel,
+            local_modules=options.local_modules,
         )
     elif given is not None:
         supplier = given
     else:
         supplier = SymbolSupplier(
-            options.symbol_paths, cache=options.index_cache(), code_id_fallback=options.code_id_fallback
+            options.symbol_paths,
+            cache=options.index_cache(),
+            code_id_fallback=options.code_id_fallback,
+            local_modules=options.local_modules,
         )
-    # Without symbol paths (or servers) there is no symbolizer at all (as minidump-stackwalk):
-    # no module counts as "looked for", so none is reported missing.
+    # Without symbol paths (or servers) nothing counts as "looked for", so no module is reported
+    # missing (as minidump-stackwalk); the modules' own files on this machine may still give symbols.
     has_paths = bool(supplier.paths if given is not None else options.symbol_paths)
+    searched = has_paths or options.uses_servers
     symbolizer = (
         Symbolizer(supplier, cancel=walk_cancel, owns_files=given is None)
-        if has_paths or options.uses_servers
+        if searched or supplier.local_modules
         else None
     )
     try:
@@ -193,7 +198,7 @@ def _process(
             order.insert(0, state.requesting_thread)
         if server_supplier is not None and server_supplier.options.prefetch:
             server_supplier.prefetch(modules_pointed_at(dump, order, starts))
-        tracker = SymbolTracker(state, symbolizer, server_supplier)
+        tracker = SymbolTracker(state, symbolizer, server_supplier, searched=searched)
         walk = _walk_threads(
             dump,
             state=state,
@@ -212,6 +217,10 @@ def _process(
         yield from tracker.changes()
         modules = tuple(replace(entry, symbols=tracker.summary(entry.index)) for entry in state.modules)
         problems = state.problems + symbol_problems(modules) + walk_problems(threads)
+        problems += tuple(
+            Problem("symbol path", "UnreadableObject", f"{p.path}: {p.reason}")
+            for p in supplier.object_problems()
+        )
         final = replace(state, threads=tuple(threads), modules=modules, problems=problems, walked=True)
         yield Finished(final)
     finally:

@@ -38,6 +38,8 @@ class ProcessOptions:
     #: path or by name in the symbol paths, identity checked; () reads none)
     code_providers: tuple[CodeBytesProvider, ...] | None = None
     microdump_policy: WalkPolicy | None = WalkPolicy.BREAKPAD
+    #: use the modules' own files on this machine (and /usr/lib/debug) when their identity matches
+    local_modules: bool = True
 
     @property
     def uses_servers(self) -> bool:

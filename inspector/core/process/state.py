@@ -100,6 +100,10 @@ class ModuleSymbolSummary:
     rust_minidump_rejects: bool = False  # rust-minidump would refuse this file (we read it)
     download: DownloadStatus | None = None  # symbol servers: the module's download, even if not requested
     match: SymbolMatch | None = None  # loaded: matched by debug id or code id, and what the file says it is
+    source: str | None = None  # ".sym file", "DWARF in the binary (symbol path)", … (`ModuleSymbols.source`)
+    objects: tuple[str, ...] = ()  # the binaries and debug files the symbols were made from
+    cfi_sources: tuple[str, ...] = ()  # ".sym", ".eh_frame", ".debug_frame", "PE unwind info", …
+    help: str | None = None  # without symbols: the module's identity and the files that would do
 
     @property
     def requested(self) -> bool:
@@ -133,6 +137,10 @@ class ModuleSymbolSummary:
             symbols.rust_minidump_corrupt,
             symbols.download,
             symbols.match,
+            symbols.source,
+            symbols.objects,
+            symbols.cfi_sources,
+            symbols.help,
         )
 
     @property
@@ -140,6 +148,8 @@ class ModuleSymbolSummary:
         """One line for people: the symbol state, with the download's when there is one."""
         download = self.download
         if download is None:
+            if self.loaded and self.source is not None and self.objects:
+                return f"{self.state.value}: {self.source}"
             return self.state.value
         if self.state is SymbolState.NOT_REQUESTED or not download.state.settled:
             return download.text

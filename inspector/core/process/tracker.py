@@ -18,10 +18,17 @@ class SymbolTracker:
     """Turns the symbolizer's and the downloads' states into `SymbolsLoaded` / `Progress` events."""
 
     def __init__(
-        self, state: ProcessState, symbolizer: Symbolizer | None, supplier: ServerSymbolSupplier | None
+        self,
+        state: ProcessState,
+        symbolizer: Symbolizer | None,
+        supplier: ServerSymbolSupplier | None,
+        *,
+        searched: bool = True,
     ) -> None:
         self.symbolizer = symbolizer
         self.supplier = supplier
+        #: symbol paths or servers were given; without them only what loaded counts as requested
+        self.searched = searched
         self.key_of = {entry.index: module_key(entry.module) for entry in state.modules}
         self.key_to_index: dict[tuple[str, str, str, str], list[int]] = {}
         for index, key in self.key_of.items():
@@ -49,7 +56,10 @@ class SymbolTracker:
                 for key, symbols in symbolizer.statuses().items():
                     for index in self.key_to_index.get(key, ()):
                         if index not in self.requested:
-                            self.requested[index] = ModuleSymbolSummary.of(symbols)
+                            summary = ModuleSymbolSummary.of(symbols)
+                            if not self.searched and not summary.loaded:
+                                continue  # only this machine's files were looked at: not "missing"
+                            self.requested[index] = summary
                             changed.add(index)
         if self.supplier is not None and self.supplier.download_version != self.seen_downloads:
             version, statuses = self.supplier.download_statuses()

@@ -41,6 +41,8 @@ from typing import BinaryIO
 log = logging.getLogger(__name__)
 
 PARTIAL_DIR = ".partial"
+#: beside a downloaded binary or debug file: the URL it came from
+URL_SUFFIX = ".url"
 NEGATIVE_DIR = ".negative"
 #: NTFS and ext4 allow 255 per component; a little room is kept for the `.sym` and temporary suffixes.
 MAX_COMPONENT_BYTES = 200
@@ -154,17 +156,26 @@ class DownloadCache:
         finally:
             handle.discard()
 
-    def commit(self, pending: PendingFile, url: str) -> Path:
-        """Append `INFO URL <url>` and rename the finished file into place (atomically)."""
+    def commit(self, pending: PendingFile, url: str, *, object_file: bool = False) -> Path:
+        """Append `INFO URL <url>` and rename the finished file into place (atomically).
+
+        A binary or debug file (`object_file`) is kept as it came; its URL goes to `<file>.url`.
+        """
         f = pending.file
         f.seek(0, os.SEEK_END)
-        if f.tell() > 0:
+        if object_file:
+            pending.final.parent.mkdir(parents=True, exist_ok=True)
+            self._check_inside(pending.final.parent)
+            sidecar = pending.final.with_name(pending.final.name + URL_SUFFIX)
+            sidecar.write_text(f"{_one_line(url)}\n", encoding="utf-8", errors="replace")
+        elif f.tell() > 0:
             f.seek(-1, os.SEEK_END)
             if f.read(1) != b"\n":
                 # rust-minidump appends straight after the body; a body without a final
                 # newline would then lose its last line, so start a new one.
                 f.write(b"\n")
-        f.write(f"INFO URL {_one_line(url)}\n".encode())
+        if not object_file:
+            f.write(f"INFO URL {_one_line(url)}\n".encode())
         f.flush()
         with contextlib.suppress(OSError):
             os.fsync(f.fileno())
@@ -201,6 +212,13 @@ class DownloadCache:
                 raise
             with contextlib.suppress(OSError):
                 temp.unlink()
+
+    def object_url(self, path: Path) -> str | None:
+        """Where a cached binary or debug file was downloaded from (its `.url` file), if known."""
+        try:
+            return path.with_name(path.name + URL_SUFFIX).read_text(encoding="utf-8").strip() or None
+        except OSError:
+            return None
 
     def _checked_target(self, lookup: SymbolLookup) -> Path:
         final = self.path_for(lookup)

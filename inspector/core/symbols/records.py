@@ -30,6 +30,10 @@ class SymbolInfo:
     code_file: str | None = None
     generator: str | None = None
     url: str | None = None
+    #: `INFO CFI_SOURCE <where>` lines (ours, for files made from objects): `.eh_frame`, …
+    cfi_sources: tuple[str, ...] = ()
+    #: `INFO NAMES mangled` (ours, for files made from objects): C++ names are demangled on lookup
+    mangled_names: bool = False
 
 
 @dataclass(frozen=True, slots=True)

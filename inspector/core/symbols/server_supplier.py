@@ -51,6 +51,7 @@ from inspector.core.symbols.http_fetch import (
     server_url,
 )
 from inspector.core.symbols.identity import MatchedBy
+from inspector.core.symbols.objects.sources import FoundObject
 from inspector.core.symbols.records import DownloadState, DownloadStatus, ServerAttempt
 from inspector.core.symbols.supplier import (
     Located,
@@ -81,6 +82,8 @@ class SymbolServerOptions:
 
     servers: tuple[SymbolServer, ...] = ()
     cache_dir: str | os.PathLike[str] | None = None
+    #: debuginfod servers: binaries and debug files by build id (after the symbol servers)
+    debuginfod: tuple[SymbolServer, ...] = ()
     offline: bool = False
     fetch: FetchPolicy = field(default_factory=FetchPolicy)
     parallel: int = 4
@@ -90,7 +93,7 @@ class SymbolServerOptions:
 
     @property
     def enabled(self) -> bool:
-        return bool(self.servers) or self.cache_dir is not None
+        return bool(self.servers) or bool(self.debuginfod) or self.cache_dir is not None
 
 
 def server_options_for(
@@ -102,6 +105,7 @@ def server_options_for(
     offline: bool = False,
     fetch: FetchPolicy | None = None,
     environ: Mapping[str, str] | None = None,
+    debuginfod: Iterable[str] = (),
 ) -> SymbolServerOptions | None:
     """What the headless commands' `--symbols-url`, `--offline` and `--symbols-cache` mean.
 
@@ -111,8 +115,8 @@ def server_options_for(
     token is read from `environ` (default: this process's environment), so a batch worker
     on another machine uses its own and no token travels with the work.
     """
-    urls = tuple(urls)
-    if not urls and not offline:
+    urls, debuginfod = tuple(urls), tuple(debuginfod)
+    if not urls and not debuginfod and not offline:
         return None
     from inspector.core.symbols.cache import default_download_directory
     from inspector.core.symbols.http_fetch import token_from_environment
@@ -123,6 +127,7 @@ def server_options_for(
         folder = Path(downloads) if downloads is not None else default_download_directory()
     return SymbolServerOptions(
         servers=tuple(SymbolServer(url, token_from_environment(url, environ)) for url in urls),
+        debuginfod=tuple(SymbolServer(url, token_from_environment(url, environ)) for url in debuginfod),
         cache_dir=folder,
         partial_dir=partial_dir,
         offline=offline,
@@ -140,8 +145,37 @@ def lookups_for(module: ModuleIdentity) -> tuple[SymbolLookup, ...]:
     return tuple(out)
 
 
+#: lookups whose file is a binary or debug file, not a `.sym`
+OBJECT_KINDS = frozenset({"pdb", "pe", "debuginfo", "executable"})
+
+
+def object_lookups_for(module: ModuleIdentity, *, debuginfod: bool) -> tuple[SymbolLookup, ...]:
+    """The binaries and debug files to ask servers for.
+
+    Microsoft's symbol-server layout for Windows modules: `<name>.pdb/<GUID><age>/<name>.pdb`
+    (the PDB) and `<name>.dll/<TIMESTAMP><SIZE>/<name>.dll` (the PE, whose unwind tables give
+    the CFI). debuginfod by build id: the debug file, then the executable; they are kept in the
+    download cache as `<code file>/<BUILD ID>/<code file>.debug` and `…/<code file>`.
+    """
+    from inspector.core.symbols.objects.sources import build_id_of
+
+    out: list[SymbolLookup] = []
+    debug_file = leafname(module.debug_file)
+    code_file = leafname(module.code_file)
+    if debug_file.lower().endswith(".pdb") and module.debug_id:
+        out.append(SymbolLookup((debug_file, module.debug_id.upper(), debug_file), "pdb"))
+        if code_file and module.code_id:
+            out.append(SymbolLookup((code_file, module.code_id.upper(), code_file), "pe"))
+    build_id = build_id_of(module)
+    if debuginfod and build_id is not None:
+        name = code_file or debug_file or "module"
+        out.append(SymbolLookup((name, build_id.upper(), f"{name}.debug"), "debuginfo"))
+        out.append(SymbolLookup((name, build_id.upper(), name), "executable"))
+    return tuple(out)
+
+
 class _Job:
-    __slots__ = ("done", "key", "lookups", "matched_by", "path", "started", "status")
+    __slots__ = ("done", "key", "lookups", "matched_by", "objects", "path", "started", "status")
 
     def __init__(self, key: ModuleKey, lookups: tuple[SymbolLookup, ...]) -> None:
         self.key = key
@@ -149,6 +183,7 @@ class _Job:
         self.started = False
         self.done = threading.Event()
         self.path: Path | None = None
+        self.objects: list[FoundObject] = []  # binaries and debug files downloaded (no `.sym` found)
         self.status: DownloadStatus | None = None
         self.matched_by: MatchedBy | None = None  # the lookup the server answered
 
@@ -168,11 +203,16 @@ class ServerSymbolSupplier(SymbolSupplier):
         cache: IndexCache | None = None,
         code_id_fallback: bool = True,
         cancel: CancelToken = NEVER,
+        local_modules: bool = True,
     ) -> None:
-        super().__init__(symbol_paths, cache=cache, code_id_fallback=code_id_fallback)
+        super().__init__(
+            symbol_paths, cache=cache, code_id_fallback=code_id_fallback, local_modules=local_modules
+        )
         self.options = servers
         self.servers = tuple(s for s in servers.servers if s.problem() is None)
-        bad = [PathProblem(redacted(s.url), p) for s in servers.servers if (p := s.problem()) is not None]
+        self.debuginfod = tuple(s for s in servers.debuginfod if s.problem() is None)
+        everything = (*servers.servers, *servers.debuginfod)
+        bad = [PathProblem(redacted(s.url), p) for s in everything if (p := s.problem()) is not None]
         self._temp_root: str | None = None
         if servers.cache_dir is not None:
             root = Path(servers.cache_dir)
@@ -199,23 +239,29 @@ class ServerSymbolSupplier(SymbolSupplier):
 
     # ---- what `load` does past the local paths -----------------------------------------------
 
-    def _find(self, module: ModuleIdentity, cancel: CancelToken) -> Located:
-        local = self.locate(module, cancel)
+    def _find_remote(self, module: ModuleIdentity, cancel: CancelToken, local: Located) -> Located:
         if local.path is not None:
             return local
-        lookups = lookups_for(module)
+        lookups = lookups_for(module) + object_lookups_for(module, debuginfod=bool(self.debuginfod))
         tried = list(local.tried)
         with self._lock:
             queued = self._jobs.get(module_key(module))
         if queued is not None:  # a prefetch (maybe done already): its outcome, not "cached"
             return self._await(queued, tried, cancel)
+        cached_objects: list[FoundObject] = []
         for lookup in lookups:
             cached = self.download_cache.find(lookup)
             with contextlib.suppress(UnsafePath):  # an unsafe name was never looked for
                 tried.append(str(self.download_cache.path_for(lookup)))
-            if cached is not None:
+            if cached is not None and lookup.kind in OBJECT_KINDS:
+                url = self.download_cache.object_url(cached)
+                cached_objects.append(FoundObject(str(cached), _origin(lookup), url))
+            elif cached is not None:
                 status = DownloadStatus(DownloadState.CACHED)
                 return Located(cached, tuple(tried), "download cache", status, MatchedBy(lookup.kind))
+        if cached_objects:
+            status = DownloadStatus(DownloadState.CACHED, url=cached_objects[0].url)
+            return Located(None, tuple(tried), "download cache", status, objects=tuple(cached_objects))
         if not lookups:
             return local
         safe = tuple(lookup for lookup in lookups if lookup.unsafe_reason is None)
@@ -224,11 +270,11 @@ class ServerSymbolSupplier(SymbolSupplier):
             status = DownloadStatus(DownloadState.FAILED, reason=reason)
             self._set_status(module_key(module), status)
             return Located(None, tuple(tried), download=status)
-        if self.options.offline or not self.servers:
+        if self.options.offline or not (self.servers or self.debuginfod):
             status = DownloadStatus(DownloadState.OFFLINE)
-            if self.servers:
+            if self.servers or self.debuginfod:
                 self._set_status(module_key(module), status)
-            return Located(None, tuple(tried), download=status if self.servers else None)
+            return Located(None, tuple(tried), download=status if self.servers or self.debuginfod else None)
         return self._await(self._submit(module_key(module), safe, _URGENT), tried, cancel)
 
     def _await(self, job: _Job, tried: list[str], cancel: CancelToken) -> Located:
@@ -238,6 +284,9 @@ class ServerSymbolSupplier(SymbolSupplier):
             cancel.check()
         outcome = job.status
         assert outcome is not None
+        if job.objects and outcome.state is not DownloadState.CANCELLED:
+            tried.extend(a.url for a in outcome.attempts)
+            return Located(None, tuple(tried), job.objects[0].origin, outcome, objects=tuple(job.objects))
         if outcome.state is DownloadState.CANCELLED:
             with self._lock:
                 if self._jobs.get(job.key) is job:
@@ -254,7 +303,7 @@ class ServerSymbolSupplier(SymbolSupplier):
 
     def prefetch(self, modules: Iterable[ModuleIdentity]) -> int:
         """Queue downloads for these modules (in this order) unless found locally; how many were queued."""
-        if self.options.offline or not self.servers:
+        if self.options.offline or not (self.servers or self.debuginfod):
             return 0
         queued = 0
         for module in modules:
@@ -262,9 +311,10 @@ class ServerSymbolSupplier(SymbolSupplier):
             with self._lock:
                 if key in self._jobs:
                     continue
-            if self.locate(module).path is not None:
+            in_paths = self._local_objects(module, NEVER, on_machine=False)[0]
+            if self.locate(module).path is not None or in_paths:
                 continue
-            lookups = lookups_for(module)
+            lookups = lookups_for(module) + object_lookups_for(module, debuginfod=bool(self.debuginfod))
             if any(self.download_cache.find(lookup) is not None for lookup in lookups):
                 continue
             safe = tuple(lookup for lookup in lookups if lookup.unsafe_reason is None)
@@ -372,65 +422,109 @@ class ServerSymbolSupplier(SymbolSupplier):
                 self._active -= 1
 
     def _download_from_servers(self, job: _Job) -> tuple[Path | None, DownloadStatus]:
-        cache = self.download_cache
-        fetcher = self._fetcher_for_run()
+        """`.sym` files from each symbol server (then the PDB/PE in Microsoft's layout); then debuginfod.
+
+        The first `.sym` found wins. Binaries and debug files are all kept (a debug file for
+        the names, the binary for the CFI) and make the module's symbols together.
+        """
         code_file, code_id = job.key[0], job.key[1]
         attempts: list[ServerAttempt] = []
         failure: str | None = None
         started = time.monotonic()
-        for server in self.servers:
-            for lookup in job.lookups:
-                query = None
-                if lookup.kind == "debug id":
+        rounds: list[tuple[SymbolServer, list[SymbolLookup]]] = [
+            (server, [lookup for lookup in job.lookups if lookup.kind not in ("debuginfo", "executable")])
+            for server in self.servers
+        ]
+        rounds += [
+            (server, [lookup for lookup in job.lookups if lookup.kind in ("debuginfo", "executable")])
+            for server in self.debuginfod
+        ]
+        for server, lookups in rounds:
+            for lookup in lookups:
+                if lookup.kind in ("debuginfo", "executable"):
+                    url = f"{server.url.rstrip('/')}/buildid/{lookup.components[1].lower()}/{lookup.kind}"
+                elif lookup.kind == "debug id":
                     query = {"code_file": leafname(code_file), "code_id": code_id}
-                url = server_url(server.url, lookup.components, query)
+                    url = server_url(server.url, lookup.components, query)
+                else:
+                    url = server_url(server.url, lookup.components, None)
                 shown = redacted(url)
-                if cache.recently_missing(server.url, lookup):
+                if self.download_cache.recently_missing(server.url, lookup):
                     attempts.append(ServerAttempt(shown, "not found (remembered)"))
                     continue
-                self._set_status(job.key, DownloadStatus(DownloadState.DOWNLOADING, url=shown))
-
-                def progress(received: int, total: int | None, shown: str = shown) -> None:
-                    status = DownloadStatus(
-                        DownloadState.DOWNLOADING, url=shown, received=received, total=total
-                    )
-                    self._set_status(job.key, status)
-
-                try:
-                    with cache.writer(lookup) as pending:
-                        sink = pending.file
-                        result = fetcher.fetch(url, server, sink, cancel=self._abort, progress=progress)
-                        if result.outcome is FetchOutcome.FOUND:
-                            path = cache.commit(pending, shown)
-                            job.matched_by = MatchedBy(lookup.kind)
-                            attempts.append(ServerAttempt(shown, "found"))
-                            log.info("downloaded %s (%d bytes)", shown, result.size)
-                            return path, DownloadStatus(
-                                DownloadState.DOWNLOADED,
-                                url=shown,
-                                attempts=tuple(attempts),
-                                received=result.size,
-                                seconds=time.monotonic() - started,
-                            )
-                except Cancelled:
-                    return None, DownloadStatus(DownloadState.CANCELLED, attempts=tuple(attempts))
-                except (UnsafePath, OSError) as exc:
-                    # the cache cannot take the file: no other server will change that
-                    reason = f"cannot write to the symbol cache: {exc}"
-                    attempts.append(ServerAttempt(shown, "failed", reason))
-                    return None, DownloadStatus(DownloadState.FAILED, reason=reason, attempts=tuple(attempts))
-                if result.outcome is FetchOutcome.NOT_FOUND:
-                    cache.remember_missing(server.url, lookup, shown)
-                    attempts.append(ServerAttempt(shown, "not found", result.reason))
-                else:
-                    log.warning("symbol download failed: %s: %s", shown, result.reason)
-                    attempts.append(ServerAttempt(shown, "failed", result.reason))
-                    failure = failure or result.reason
-                    break  # the code-id lookup is for files the server does not have, not for errors
+                outcome = self._fetch_one(job, server, lookup, url, shown, attempts)
+                if isinstance(outcome, DownloadStatus):
+                    return None, outcome  # cancelled, or the cache cannot take files
+                if isinstance(outcome, Path):
+                    if lookup.kind not in OBJECT_KINDS:
+                        job.matched_by = MatchedBy(lookup.kind)
+                        return outcome, DownloadStatus(
+                            DownloadState.DOWNLOADED,
+                            url=shown,
+                            attempts=tuple(attempts),
+                            received=outcome.stat().st_size,
+                            seconds=time.monotonic() - started,
+                        )
+                    job.objects.append(FoundObject(str(outcome), _origin(lookup), shown))
+                    continue
+                if outcome is not None:  # a failure (not a "not found")
+                    failure = failure or outcome
+                    break  # the next lookups are for files the server does not have, not for errors
+            if job.objects and lookups and lookups[-1].kind in OBJECT_KINDS:
+                break  # this server had the module's objects: the next ones are not asked
+        if job.objects:
+            return None, DownloadStatus(
+                DownloadState.DOWNLOADED,
+                url=job.objects[0].url,
+                attempts=tuple(attempts),
+                received=sum(os.path.getsize(o.path) for o in job.objects if os.path.exists(o.path)),
+                seconds=time.monotonic() - started,
+            )
         state = DownloadState.NOT_ON_SERVER if failure is None else DownloadState.FAILED
         return None, DownloadStatus(
             state, reason=failure, attempts=tuple(attempts), seconds=time.monotonic() - started
         )
+
+    def _fetch_one(  # noqa: PLR0917 - one request's context
+        self,
+        job: _Job,
+        server: SymbolServer,
+        lookup: SymbolLookup,
+        url: str,
+        shown: str,
+        attempts: list[ServerAttempt],
+    ) -> Path | str | DownloadStatus | None:
+        """One request: the file (Path), a failure reason (str), None (not found) or a final status."""
+        cache = self.download_cache
+        fetcher = self._fetcher_for_run()
+        self._set_status(job.key, DownloadStatus(DownloadState.DOWNLOADING, url=shown))
+
+        def progress(received: int, total: int | None) -> None:
+            status = DownloadStatus(DownloadState.DOWNLOADING, url=shown, received=received, total=total)
+            self._set_status(job.key, status)
+
+        try:
+            with cache.writer(lookup) as pending:
+                result = fetcher.fetch(url, server, pending.file, cancel=self._abort, progress=progress)
+                if result.outcome is FetchOutcome.FOUND:
+                    path = cache.commit(pending, shown, object_file=lookup.kind in OBJECT_KINDS)
+                    attempts.append(ServerAttempt(shown, "found"))
+                    log.info("downloaded %s (%d bytes)", shown, result.size)
+                    return path
+        except Cancelled:
+            return DownloadStatus(DownloadState.CANCELLED, attempts=tuple(attempts))
+        except (UnsafePath, OSError) as exc:
+            # the cache cannot take the file: no other server will change that
+            reason = f"cannot write to the symbol cache: {exc}"
+            attempts.append(ServerAttempt(shown, "failed", reason))
+            return DownloadStatus(DownloadState.FAILED, reason=reason, attempts=tuple(attempts))
+        if result.outcome is FetchOutcome.NOT_FOUND:
+            cache.remember_missing(server.url, lookup, shown)
+            attempts.append(ServerAttempt(shown, "not found", result.reason))
+            return None
+        log.warning("symbol download failed: %s: %s", shown, result.reason)
+        attempts.append(ServerAttempt(shown, "failed", result.reason))
+        return result.reason or "failed"
 
     # ---- the end ----------------------------------------------------------------------------
 
@@ -466,3 +560,7 @@ class ServerSymbolSupplier(SymbolSupplier):
         if self._temp_root is not None:
             shutil.rmtree(self._temp_root, ignore_errors=True)
             self._temp_root = None
+
+
+def _origin(lookup: SymbolLookup) -> str:
+    return "debuginfod" if lookup.kind in ("debuginfo", "executable") else "symbol server"

@@ -38,6 +38,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.symbols.cache import IndexCache
@@ -55,6 +56,9 @@ from inspector.core.symbols.records import DamageReport, DownloadStatus
 from inspector.core.symbols.store_index import StoreIndex, read_header
 from inspector.core.symbols.symbol_file import SymbolFile
 from inspector.core.types import ModuleIdentity
+
+if TYPE_CHECKING:
+    from inspector.core.symbols.objects.sources import FoundObject, ObjectSources
 
 #: The last component of a POSIX or Windows path (rust-minidump's `leafname`).
 leafname = leaf
@@ -116,6 +120,8 @@ class Located:
     found_by: str | None = None  # "debug id", "MODULE line", "code id", "download cache", "symbol server"
     download: DownloadStatus | None = None  # symbol servers only
     matched_by: MatchedBy | None = None  # which identity the lookup that found it used
+    #: binaries and debug files downloaded for the module (debuginfod, Microsoft symbol servers)
+    objects: tuple[FoundObject, ...] = ()
 
 
 class SymbolStatus(enum.Enum):
@@ -146,6 +152,15 @@ class ModuleSymbols:
     load_seconds: float = 0.0
     download: DownloadStatus | None = None  # symbol servers only: the download (or why there was none)
     match: SymbolMatch | None = None  # loaded files: matched by debug id or code id, and the file's identity
+    #: where the symbols came from, for people: ".sym file", "DWARF in the binary", "a .debug file",
+    #: "symbol table only", with "(module file on this machine)" or "(debuginfod URL)" (see `objects`)
+    source: str | None = None
+    #: the binaries and debug files the symbols were made from (None: a `.sym` file)
+    objects: tuple[str, ...] = ()
+    #: where the CFI came from: ".sym", ".eh_frame", ".debug_frame", "PE unwind info", …
+    cfi_sources: tuple[str, ...] = ()
+    #: for a module without symbols: what would give it some (identity and file names looked for)
+    help: str | None = None
 
     @property
     def found(self) -> bool:
@@ -182,14 +197,18 @@ class SymbolSupplier:
         *,
         cache: IndexCache | None = None,
         code_id_fallback: bool = True,
+        local_modules: bool = True,
     ) -> None:
         self.paths = tuple(Path(p) for p in symbol_paths)
         self.cache = cache
         self.code_id_fallback = code_id_fallback
+        #: also use the modules' own files on this machine (and /usr/lib/debug) when they match
+        self.local_modules = local_modules
         self.problems = tuple(p for p in (_check_path(path) for path in self.paths) if p is not None)
         self._headers: dict[Path, ObjectIdentity | None] = {}
         self._store_indexes: dict[Path, StoreIndex] = {}
         self._lock = threading.Lock()
+        self._objects: ObjectSources | None = None
 
     def locate(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> Located:
         """Where the module's file is; `cancel` can stop the one slow step, indexing a folder."""
@@ -245,19 +264,39 @@ class SymbolSupplier:
             return index
 
     def load(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> ModuleSymbols:
-        """Locate (for a server supplier: download) and open the module's symbol file."""
+        """Locate (for a server supplier: download) and open the module's symbols.
+
+        Order: what the user gave first, so a walk does not depend on what this machine has
+        installed: a `.sym` file in the symbol paths; binaries and debug files in the symbol
+        paths; what a server supplier downloads; last the module's own files on this machine
+        (`local_modules`).
+        """
         started = time.perf_counter()
         cancel.check()
-        located = self._find(module, cancel)
+        located = self.locate(module, cancel)
+        looked: list[str] = []
+        if located.path is None:
+            found, looked = self._local_objects(module, cancel, on_machine=False)
+            if found:
+                return self._open_objects(module, found, located, started, cancel)
+            located = self._find_remote(module, cancel, located)
+            if located.path is None and located.objects:
+                return self._open_objects(module, list(located.objects), located, started, cancel)
+        if located.path is None:
+            found, more = self._local_objects(module, cancel, on_machine=True)
+            looked += more
+            if found:
+                return self._open_objects(module, found, located, started, cancel)
         if located.path is None:
             status = SymbolStatus.NOT_FOUND
             if debug_id_path(module) is None and code_id_path(module) is None:
                 status = SymbolStatus.NO_IDENTIFIER
             return ModuleSymbols(
                 status,
-                tried=located.tried,
+                tried=(*located.tried, *looked),
                 load_seconds=time.perf_counter() - started,
                 download=located.download,
+                help=_help(module),
             )
         try:
             symbol_file = SymbolFile.open(located.path, cache=self.cache, cancel=cancel)
@@ -282,14 +321,94 @@ class SymbolSupplier:
             load_seconds=time.perf_counter() - started,
             download=located.download,
             match=_symbol_match(module, symbol_file, located.matched_by),
+            source=".sym file",
+            cfi_sources=(".sym",),
         )
 
-    def _find(self, module: ModuleIdentity, cancel: CancelToken) -> Located:
-        """Where `load` gets the file from (a server supplier downloads here)."""
-        return self.locate(module, cancel)
+    def _find_remote(self, module: ModuleIdentity, cancel: CancelToken, local: Located) -> Located:
+        """What a server supplier finds past the local paths (nothing here)."""
+        return local
+
+    # ---- binaries and debug files ---------------------------------------------------------------
+
+    def object_sources(self) -> ObjectSources:
+        """The objects of the symbol paths and of this machine (made on first use)."""
+        with self._lock:
+            if self._objects is None:
+                from inspector.core.symbols.objects.sources import ObjectSources
+
+                directory = (
+                    None if self.cache is None or self.cache.directory is None else self.cache.directory
+                )
+                self._objects = ObjectSources(
+                    self.paths,
+                    local_modules=self.local_modules,
+                    cache_dir=None if directory is None else directory / "objects",
+                )
+            return self._objects
+
+    def _local_objects(
+        self, module: ModuleIdentity, cancel: CancelToken, *, on_machine: bool
+    ) -> tuple[list[FoundObject], list[str]]:
+        wanted = self.local_modules if on_machine else bool(self.paths)
+        if not wanted or not (module.debug_id or module.code_id):
+            return [], []
+        return self.object_sources().find_local(module, cancel, on_machine=on_machine)
+
+    def _open_objects(
+        self,
+        module: ModuleIdentity,
+        found: list[FoundObject],
+        located: Located,
+        started: float,
+        cancel: CancelToken,
+    ) -> ModuleSymbols:
+        from inspector.core.symbols.objects.errors import ObjectUnreadable
+        from inspector.core.symbols.objects.sources import describe_source
+
+        sources = self.object_sources()
+        paths = tuple(f.path for f in found)
+        try:
+            converted, _cfi, _fresh = sources.convert(module, found, cancel)
+            symbol_file = SymbolFile.open(converted, cache=self.cache, cancel=cancel)
+        except (ObjectUnreadable, SymbolFileUnreadable) as exc:
+            return ModuleSymbols(
+                SymbolStatus.UNREADABLE,
+                path=Path(found[0].path),
+                tried=located.tried,
+                found_by=found[0].origin,
+                error=exc.reason,
+                load_seconds=time.perf_counter() - started,
+                download=located.download,
+                objects=paths,
+                help=_help(module),
+            )
+        damage = symbol_file.damage
+        return ModuleSymbols(
+            SymbolStatus.DAMAGED if damage.damaged else SymbolStatus.LOADED,
+            symbol_file,
+            Path(found[0].path),
+            located.tried,
+            found[0].origin,
+            damage,
+            load_seconds=time.perf_counter() - started,
+            download=located.download,
+            match=_symbol_match(module, symbol_file, found[0].matched_by),
+            source=describe_source(found, symbol_file),
+            objects=paths,
+            cfi_sources=symbol_file.info.cfi_sources,
+        )
+
+    def object_problems(self) -> tuple[PathProblem, ...]:
+        """Binaries and debug files that were found but could not be read."""
+        if self._objects is None:
+            return ()
+        return tuple(PathProblem(path, reason) for path, reason in self._objects.problems)
 
     def close(self) -> None:
-        """Release what the supplier holds (nothing for local paths)."""
+        """Release what the supplier holds (the temporary folder of converted objects, if any)."""
+        if self._objects is not None:
+            self._objects.close()
 
     def __enter__(self) -> SymbolSupplier:
         return self
@@ -347,8 +466,11 @@ class KeptSymbolSupplier(SymbolSupplier):
         cache: IndexCache | None = None,
         code_id_fallback: bool = True,
         max_open: int = 256,
+        local_modules: bool = True,
     ) -> None:
-        super().__init__(symbol_paths, cache=cache, code_id_fallback=code_id_fallback)
+        super().__init__(
+            symbol_paths, cache=cache, code_id_fallback=code_id_fallback, local_modules=local_modules
+        )
         self.max_open = max_open
         # insertion order is use order (a hit moves its entry to the end)
         self._kept: dict[tuple[str, str, str, str], ModuleSymbols] = {}
@@ -389,6 +511,30 @@ class KeptSymbolSupplier(SymbolSupplier):
             if result.symbol_file is not None:
                 result.symbol_file.close()
         super().close()
+
+
+def _help(module: ModuleIdentity) -> str:
+    """What would give a module symbols: its identity and the files that would do."""
+    from inspector.core.symbols.objects.sources import build_id_of
+
+    name = leafname(module.debug_file or module.code_file) or "(no name)"
+    ids = [f"debug id {module.debug_id}" if module.debug_id else "no debug id"]
+    build_id = build_id_of(module)
+    if build_id is not None:
+        ids.append(f"build id {build_id}")
+    elif module.code_id:
+        ids.append(f"code id {module.code_id}")
+    files = [
+        f"{name}.sym" if not name.lower().endswith(".pdb") else replace_or_add_extension(name, "pdb", "sym")
+    ]
+    code = leafname(module.code_file)
+    if code:
+        files.append(code)
+    if build_id is not None:
+        files.append(f"{code or name}.debug, .build-id/{build_id[:2]}/{build_id[2:]}.debug")
+    if name.lower().endswith(".pdb"):
+        files.append(name)
+    return f"{name} ({', '.join(ids)}): a symbol path with {' or '.join(files)} would give it symbols"
 
 
 def _check_path(path: Path) -> PathProblem | None:

@@ -44,6 +44,7 @@ import stat
 import threading
 from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -147,6 +148,13 @@ class SymbolFile:
         self._origins: dict[int, str | None] = {}
         self.module = parse_module_line(identity.module_line)
         self.info = self._read_info()
+        #: how a FUNC / PUBLIC / INLINE_ORIGIN name is shown (files made from objects keep C++
+        #: names mangled and demangle the ones looked up: `objects.demangle.display_name`)
+        self._shown: Callable[[str], str] | None = None
+        if self.info.mangled_names:
+            from inspector.core.symbols.objects.demangle import display_name
+
+            self._shown = display_name
 
     # ---- opening --------------------------------------------------------------
 
@@ -249,16 +257,26 @@ class SymbolFile:
     def _read_info(self) -> SymbolInfo:
         values: dict[str, str] = {}
         code_file = None
+        cfi_sources: list[str] = []
         for offset in self._index.info_off:
             parsed = line_parser.parse_info(self._line(offset))
             if isinstance(parsed, str):
                 continue
+            if parsed.key == "CFI_SOURCE":
+                cfi_sources.append(parsed.value)
             values[parsed.key] = parsed.value
             if parsed.key == "CODE_ID":
                 code_id, _, rest = parsed.value.partition(" ")
                 values["CODE_ID"] = code_id
                 code_file = rest.strip() or None
-        return SymbolInfo(values.get("CODE_ID"), code_file, values.get("GENERATOR"), values.get("URL"))
+        return SymbolInfo(
+            values.get("CODE_ID"),
+            code_file,
+            values.get("GENERATOR"),
+            values.get("URL"),
+            tuple(cfi_sources),
+            values.get("NAMES") == "mangled",
+        )
 
     # ---- lookups --------------------------------------------------------------------
 
@@ -327,7 +345,11 @@ class SymbolFile:
 
     def _function(self, address: int) -> FunctionRecord | None:
         i = self._function_index(address)
-        return None if i < 0 else self._record(self._index.f_off[i], line_parser.parse_func)
+        return None if i < 0 else self._func_record(i)
+
+    def _func_record(self, i: int) -> FunctionRecord:
+        record = self._record(self._index.f_off[i], line_parser.parse_func)
+        return record if self._shown is None else replace(record, name=self._shown(record.name))
 
     def _public(self, address: int) -> PublicRecord | None:
         ix = self._index
@@ -338,7 +360,8 @@ class SymbolFile:
         f = bisect_right(ix.f_start, address) - 1
         if f >= 0 and ix.f_start[f] >= public_address:
             return None  # a FUNC between the PUBLIC and the address ends the PUBLIC
-        return self._record(ix.p_off[j], line_parser.parse_public)
+        record = self._record(ix.p_off[j], line_parser.parse_public)
+        return record if self._shown is None else replace(record, name=self._shown(record.name))
 
     def _has_symbol_at(self, address: int) -> bool:
         i = self._function_index(address)
@@ -506,7 +529,7 @@ class SymbolFile:
             return FrameSymbol(
                 public.name, public.address, public.parameter_size, from_public=True, multiple=public.multiple
             )
-        func = self._record(self._index.f_off[i], line_parser.parse_func)
+        func = self._func_record(i)
         win = self._find_stack_win(address)
         parameter_size = win.parameter_size if win is not None else func.parameter_size
         block = self._function_block(i)
@@ -616,7 +639,7 @@ class SymbolFile:
             ix.origin_id,
             ix.origin_off,
             parse=line_parser.parse_inline_origin,
-            name_of=lambda o: o.name,
+            name_of=lambda o: o.name if self._shown is None else self._shown(o.name),
         )
 
     def _name(

@@ -1,0 +1,209 @@
+"""Opening binaries and debug files with `symbolic`, and what we need to know about each.
+
+Everything here imports `symbolic` (and, for ELF section headers, `pyelftools`) on first use
+only: a walk with `.sym` files alone never loads them.
+
+An *object* is one binary or debug file: an ELF executable, shared library or separate
+`.debug` file, a Mach-O binary or the DWARF file inside a `.dSYM` bundle, a PE file, a PDB. A
+file can hold several (a universal Mach-O binary); `read_objects` lists them all.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspector.core.symbols.objects.errors import ObjectSupportMissing, ObjectUnreadable
+
+#: files smaller than this cannot be an object with anything useful in it
+MIN_OBJECT_SIZE = 64
+#: larger files are refused: the biggest real debug files (a browser's) are a few GiB, and a file
+#: beyond this is more likely a sparse or damaged one that would only cost time and address space
+MAX_OBJECT_SIZE = 8 << 30
+#: the magic numbers of the formats symbolic reads (first bytes of the file)
+_MAGICS: tuple[bytes, ...] = (
+    b"\x7fELF",
+    b"MZ",  # PE
+    b"Microsoft C/C++ MSF 7.00\r\n\x1aDS",  # PDB
+    b"\xfe\xed\xfa\xce",  # Mach-O 32 big-endian
+    b"\xce\xfa\xed\xfe",  # Mach-O 32 little-endian
+    b"\xfe\xed\xfa\xcf",
+    b"\xcf\xfa\xed\xfe",  # Mach-O 64
+    b"\xca\xfe\xba\xbe",  # universal (fat) Mach-O, also Java class files: symbolic decides
+)
+
+
+def looks_like_object(head: bytes) -> bool:
+    """Whether the first bytes of a file are those of a format symbolic reads (cheap pre-check)."""
+    return any(head.startswith(magic) for magic in _MAGICS)
+
+
+def object_format_hint(head: bytes) -> str | None:
+    if head.startswith(b"\x7fELF"):
+        return "elf"
+    if head.startswith(b"MZ"):
+        return "pe"
+    if head.startswith(b"Microsoft C/C++ MSF"):
+        return "pdb"
+    if looks_like_object(head):
+        return "macho"
+    return None
+
+
+def breakpad_debug_id(debug_id: str) -> str:
+    """symbolic's `c45ac8e9-…-363770e51db3[-1a]` → Breakpad's `C45AC8E9…363770E51DB31A` (age appended)."""
+    parts = debug_id.split("-")
+    uuid = "".join(parts[:5]).upper()
+    age = parts[5] if len(parts) > 5 else "0"
+    return f"{uuid}{age.upper().lstrip('0') or '0'}"
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectInfo:
+    """One object in a file, as symbolic sees it."""
+
+    path: str
+    index: int  # which object of the file (universal binaries hold several)
+    file_format: str  # "elf", "macho", "pe", "pdb", "breakpad", …
+    kind: str  # "exe", "lib", "dbg", "rel", …
+    arch: str
+    debug_id: str  # Breakpad spelling
+    code_id: str | None
+    features: frozenset[str]  # "symtab", "debug", "unwind", "sources"
+    size: int
+    mtime_ns: int
+    sections: tuple[tuple[str, int, int, bool], ...] = field(default=())  # ELF: (name, addr, size, exec)
+
+    @property
+    def has_debug_info(self) -> bool:
+        return "debug" in self.features
+
+    @property
+    def has_symbols(self) -> bool:
+        return "symtab" in self.features or "debug" in self.features
+
+    @property
+    def has_unwind(self) -> bool:
+        return "unwind" in self.features
+
+    def section(self, name: str) -> tuple[str, int, int, bool] | None:
+        return next((s for s in self.sections if s[0] == name), None)
+
+
+def symbolic_module() -> Any:
+    """The `symbolic.debuginfo` module, or `ObjectSupportMissing` with what to install."""
+    try:
+        import symbolic.debuginfo
+    except ImportError as exc:
+        raise ObjectSupportMissing(
+            "(objects)",
+            f"reading binaries and debug files needs the 'symbolic' package ({exc}); "
+            "it has wheels for Linux (x86_64, aarch64) and macOS",
+        ) from None
+    return symbolic.debuginfo
+
+
+def check_regular_file(path: Path) -> os.stat_result:
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise ObjectUnreadable(str(path), exc.strerror or str(exc)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ObjectUnreadable(str(path), "not a regular file")
+    if st.st_size < MIN_OBJECT_SIZE:
+        raise ObjectUnreadable(str(path), f"only {st.st_size} bytes: not a binary or debug file")
+    if st.st_size > MAX_OBJECT_SIZE:
+        raise ObjectUnreadable(
+            str(path),
+            f"{st.st_size / (1 << 30):.1f} GiB: larger than the {MAX_OBJECT_SIZE >> 30} GiB a binary or "
+            "debug file is read up to (a sparse or damaged file?)",
+        )
+    return st
+
+
+def read_objects(path: Path) -> list[tuple[ObjectInfo, Any]]:
+    """Every object in the file with its symbolic `Object`; `ObjectUnreadable` when there is none.
+
+    The symbolic objects keep the file mapped; drop them when done.
+    """
+    st = check_regular_file(path)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except OSError as exc:
+        raise ObjectUnreadable(str(path), exc.strerror or str(exc)) from None
+    hint = object_format_hint(head)
+    if hint is None:
+        raise ObjectUnreadable(str(path), "not a binary or debug file (ELF, Mach-O, PE or PDB)")
+    debuginfo = symbolic_module()
+    try:
+        archive = debuginfo.Archive.open(str(path))
+        found: list[tuple[ObjectInfo, Any]] = []
+        for index, obj in enumerate(archive.iter_objects()):
+            file_format = str(obj.file_format)
+            sections = _elf_sections(path) if file_format == "elf" else ()
+            info = ObjectInfo(
+                str(path),
+                index,
+                file_format,
+                str(obj.kind),
+                str(obj.arch),
+                breakpad_debug_id(str(obj.debug_id)),
+                obj.code_id,
+                frozenset(obj.features),
+                st.st_size,
+                st.st_mtime_ns,
+                sections,
+            )
+            found.append((info, obj))
+    except ObjectUnreadable:
+        raise
+    except Exception as exc:  # symbolic turns every parse failure (and Rust panics) into exceptions
+        raise ObjectUnreadable(str(path), _describe(exc, hint)) from None
+    if not found:
+        raise ObjectUnreadable(str(path), f"{hint.upper()} file with no object symbolic can read")
+    return found
+
+
+def _describe(exc: Exception, hint: str) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    names = {"elf": "ELF", "pe": "PE", "pdb": "PDB", "macho": "Mach-O"}
+    return f"damaged or unsupported {names.get(hint, hint)} file: {text[:200]}"
+
+
+def _elf_sections(path: Path) -> tuple[tuple[str, int, int, bool], ...]:
+    """(name, address, size, executable) of every section, from the section headers (pyelftools).
+
+    dump_syms names the start of each executable section without a symbol
+    (`<.plt ELF section in libfoo.so>`); the unwind sections tell where CFI comes from.
+    A damaged section table gives no sections (symbolic has read the object already).
+    """
+    try:
+        from elftools.elf.constants import SH_FLAGS
+        from elftools.elf.elffile import ELFFile
+    except ImportError:
+        return ()
+    try:
+        with open(path, "rb") as f:
+            elf = ELFFile(f)
+            if elf.num_sections() > 65536:
+                return ()
+            out = []
+            for section in elf.iter_sections():
+                header = section.header
+                executable = bool(header["sh_flags"] & SH_FLAGS.SHF_EXECINSTR)
+                nobits = header["sh_type"] == "SHT_NOBITS"
+                out.append(
+                    (
+                        section.name,
+                        int(header["sh_addr"]),
+                        0 if nobits else int(header["sh_size"]),
+                        executable,
+                    )
+                )
+            return tuple(out)
+    except Exception:  # pyelftools raises many kinds on damaged tables; the sections are optional
+        return ()

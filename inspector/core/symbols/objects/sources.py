@@ -1,0 +1,447 @@
+"""Finding a module's binaries and debug files on this machine, by identity, and caching what they give.
+
+Where objects are looked for (all matched by the module's debug id, or its code id when the
+dump has no debug id — never by file name alone):
+
+* the symbol paths: a file that is an object, or a folder searched recursively for objects
+  (once; the listing with each object's identity is cached, keyed by the folder and the
+  modification times of all its sub-folders, so adding or removing a file re-scans it);
+* module files on this machine (`local_modules`): the module's `code_file` path when it exists
+  here (a bare name like `libc.so.6`, as Crashpad records shared libraries, is looked for in the
+  system's library folders), and the distribution's debug file
+  `/usr/lib/debug/.build-id/<xx>/<rest>.debug` named by the module's build id.
+
+`ObjectSources.convert(module, objects)` turns what was found into a Breakpad text file (see
+`breakpad_text`) kept in `<index cache>/objects/`, named after the objects' identities (path,
+size, modification time); the next walk opens that file and its cached index in milliseconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, leaf, match
+from inspector.core.symbols.objects.errors import ObjectUnreadable
+from inspector.core.types import ModuleIdentity
+
+log = logging.getLogger(__name__)
+
+#: how many files one symbol-path folder may hold before the scan stops (a mistaken `/`)
+MAX_SCANNED_FILES = 200_000
+#: names never opened while scanning: Breakpad text, our caches, sources and the like
+_SKIP_SUFFIXES = (
+    ".sym",
+    ".symidx",
+    ".json",
+    ".txt",
+    ".md",
+    ".c",
+    ".cc",
+    ".cpp",
+    ".h",
+    ".hpp",
+    ".py",
+    ".o",
+    ".a",
+    ".d",
+    ".url",
+    ".dmp",
+    ".log",
+    ".part",
+)
+SCAN_VERSION = 1
+
+#: the system's library folders, where a module recorded by its bare name is looked for
+LIBRARY_DIRS = (
+    "/lib/x86_64-linux-gnu",
+    "/usr/lib/x86_64-linux-gnu",
+    "/lib/aarch64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/lib64",
+    "/usr/lib64",
+    "/lib",
+    "/usr/lib",
+    "/usr/local/lib",
+)
+DEBUG_ROOT = "/usr/lib/debug"
+
+
+def build_id_of(module: ModuleIdentity) -> str | None:
+    """The module's GNU build id (lower-case hex), when its code id is one (ELF modules)."""
+    code_id = (module.code_id or "").strip().lower()
+    if len(code_id) < 8 or len(code_id) % 2 or any(c not in "0123456789abcdef" for c in code_id):
+        return None
+    if module.code_file.lower().endswith((".dll", ".exe", ".sys", ".pdb")) or len(code_id) > 80:
+        return None  # a PE code id (timestamp + size) is hex too, but no build id
+    return code_id
+
+
+@dataclass(frozen=True, slots=True)
+class FoundObject:
+    """An object file that matches a module, and where it was found."""
+
+    path: str
+    origin: str  # "symbol path", "module file on this machine", "debuginfod", "symbol server"
+    url: str | None = None
+    #: how it matched the module (downloads: by the identity the server was asked for)
+    matched_by: MatchedBy = MatchedBy.DEBUG_ID
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    path: str
+    size: int
+    mtime_ns: int
+    debug_id: str
+    code_id: str
+
+
+def object_identity(path: str, debug_id: str, code_id: str | None) -> ObjectIdentity:
+    """What an object says it is, for `identity.match`.
+
+    symbolic's Python API names no debug file (a PE's CodeView PDB name), so only the debug id
+    decides for modules that have one; for a module without one (a PE without a CodeView
+    record) the code id must match and the file must carry the module's code file name.
+    """
+    return ObjectIdentity("", debug_id, leaf(path), (code_id or "").upper())
+
+
+def matched(module: ModuleIdentity, path: str, debug_id: str, code_id: str | None) -> MatchedBy | None:
+    return match(module, object_identity(path, debug_id, code_id))
+
+
+class ObjectSources:
+    """Objects in the symbol paths and on this machine, and the cache of their conversions."""
+
+    def __init__(
+        self,
+        symbol_paths: Sequence[Path],
+        *,
+        local_modules: bool,
+        cache_dir: Path | None,
+        library_dirs: Sequence[str] = LIBRARY_DIRS,
+        debug_root: str = DEBUG_ROOT,
+    ) -> None:
+        self.symbol_paths = tuple(symbol_paths)
+        self.local_modules = local_modules
+        self.library_dirs = tuple(library_dirs)
+        self.debug_root = debug_root
+        self._temp: str | None = None
+        if cache_dir is None:
+            self._temp = tempfile.mkdtemp(prefix="crash-inspector-objects-")
+            cache_dir = Path(self._temp)
+        self.cache_dir = cache_dir
+        self._lock = threading.Lock()
+        self._listing: list[_Entry] | None = None
+        self._identities: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
+        #: problems met while scanning or reading (path, reason), for `inspector_problems`
+        self.problems: list[tuple[str, str]] = []
+
+    # ---- finding ------------------------------------------------------------------------------
+
+    def find_local(
+        self, module: ModuleIdentity, cancel: CancelToken = NEVER, *, on_machine: bool = False
+    ) -> tuple[list[FoundObject], list[str]]:
+        """(objects matching the module, names looked for): in the symbol paths, or with
+        `on_machine` the module's own files on this machine and /usr/lib/debug (when enabled)."""
+        found: list[FoundObject] = []
+        looked: list[str] = []
+        if not on_machine:
+            for entry in self._scan(cancel):
+                by = matched(module, entry.path, entry.debug_id, entry.code_id)
+                if by is not None:
+                    found.append(FoundObject(entry.path, "symbol path", matched_by=by))
+        elif self.local_modules:
+            for candidate in self._local_candidates(module):
+                looked.append(candidate)
+                if any(f.path == candidate for f in found):
+                    continue
+                identity = self.identity(Path(candidate), quiet=True)
+                by = next((b for d, c in identity if (b := matched(module, candidate, d, c))), None)
+                if by is not None:
+                    found.append(FoundObject(candidate, "module file on this machine", matched_by=by))
+        return found, looked
+
+    def _local_candidates(self, module: ModuleIdentity) -> list[str]:
+        out: list[str] = []
+        code_file = module.code_file or ""
+        if code_file.startswith("/") and "\x00" not in code_file:
+            out.append(code_file)
+        elif (
+            code_file
+            and "/" not in code_file
+            and "\\" not in code_file
+            and "\x00" not in code_file
+            and sys.platform.startswith("linux")
+        ):
+            out.extend(os.path.join(d, code_file) for d in self.library_dirs)
+        build_id = build_id_of(module)
+        if build_id is not None:
+            out.append(os.path.join(self.debug_root, ".build-id", build_id[:2], build_id[2:] + ".debug"))
+        return [p for p in out if os.path.isfile(p)] + [p for p in out if not os.path.isfile(p)]
+
+    def identity(self, path: Path, *, quiet: bool = False) -> list[tuple[str, str]]:
+        """[(debug id, code id)] of every object in the file ([] when it is none); cached per file state."""
+        try:
+            st = path.stat()
+        except OSError:
+            return []
+        key = (str(path), st.st_size, st.st_mtime_ns)
+        with self._lock:
+            if key in self._identities:
+                return self._identities[key]
+        from inspector.core.symbols.objects.reading import read_objects
+
+        try:
+            ids = [(info.debug_id, (info.code_id or "").upper()) for info, _ in read_objects(path)]
+        except ObjectUnreadable as exc:
+            if not quiet:
+                self._problem(str(path), exc.reason)
+            ids = []
+        with self._lock:
+            self._identities[key] = ids
+        return ids
+
+    def _problem(self, path: str, reason: str) -> None:
+        with self._lock:
+            if (path, reason) not in self.problems and len(self.problems) < 200:
+                self.problems.append((path, reason))
+
+    # ---- scanning the symbol paths ----------------------------------------------------------------
+
+    def _scan(self, cancel: CancelToken) -> list[_Entry]:
+        with self._lock:
+            if self._listing is not None:
+                return self._listing
+        listing: list[_Entry] = []
+        for path in self.symbol_paths:
+            cancel.check()
+            if path.is_dir():
+                listing.extend(self._scan_folder(path, cancel))
+            elif path.is_file() and not path.name.endswith(".sym"):
+                listing.extend(self._entries(path))
+        with self._lock:
+            self._listing = listing
+        return listing
+
+    def _entries(self, path: Path) -> list[_Entry]:
+        try:
+            st = path.stat()
+        except OSError:
+            return []
+        return [
+            _Entry(str(path), st.st_size, st.st_mtime_ns, debug_id, code_id)
+            for debug_id, code_id in self.identity(path)
+        ]
+
+    def _scan_folder(self, root: Path, cancel: CancelToken) -> list[_Entry]:
+        """Every object under `root`, from the cached listing when no sub-folder changed."""
+        folders, files = _walk(root, cancel)
+        signature = hashlib.sha256(
+            json.dumps([SCAN_VERSION, str(root), folders]).encode("utf-8", "surrogatepass")
+        ).hexdigest()
+        listing_path = (
+            self.cache_dir
+            / "scans"
+            / (hashlib.sha256(str(root).encode("utf-8", "surrogatepass")).hexdigest()[:24] + ".json")
+        )
+        cached = _read_listing(listing_path, signature)
+        if cached is not None:
+            return cached
+        from inspector.core.symbols.objects.reading import looks_like_object
+
+        entries: list[_Entry] = []
+        for i, file in enumerate(files):
+            if i % 256 == 0:
+                cancel.check()
+            try:
+                with open(file, "rb") as f:
+                    head = f.read(64)
+            except OSError:
+                continue
+            if looks_like_object(head):
+                entries.extend(self._entries(Path(file)))
+        _write_listing(listing_path, signature, entries)
+        return entries
+
+    # ---- converting --------------------------------------------------------------------------
+
+    def converted_path(self, module: ModuleIdentity, objects: Sequence[FoundObject]) -> Path:
+        """Where the Breakpad text of these objects is kept (named after their identities)."""
+        from inspector.core.symbols.objects.convert import CONVERTER_VERSION
+
+        parts: list[Any] = [CONVERTER_VERSION, module.debug_id, module.code_id, module.debug_file]
+        for found in sorted(objects, key=lambda o: o.path):
+            try:
+                st = os.stat(found.path)
+                parts.append([os.path.realpath(found.path), st.st_size, st.st_mtime_ns, found.url])
+            except OSError:
+                parts.append([found.path, None])
+        digest = hashlib.sha256(json.dumps(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        leaf = "".join(
+            c if c.isalnum() or c in "._-" else "_" for c in _leaf(module.debug_file or module.code_file)
+        )
+        return self.cache_dir / "converted" / f"{leaf[:64] or 'module'}-{digest}.sym"
+
+    def convert(
+        self, module: ModuleIdentity, objects: Sequence[FoundObject], cancel: CancelToken = NEVER
+    ) -> tuple[Path, tuple[str, ...], bool]:
+        """(the Breakpad text file, the CFI's origins, whether it was converted now).
+
+        Objects that turn out not to be readable are reported in `problems` and left out;
+        `ObjectUnreadable` when none is left.
+        """
+        from inspector.core.symbols.objects.convert import convert_objects
+        from inspector.core.symbols.objects.reading import read_objects
+
+        target = self.converted_path(module, objects)
+        if target.is_file():
+            return target, (), False
+        opened: list[tuple[Any, Any]] = []
+        reasons: list[str] = []
+        for found in objects:
+            try:
+                for info, obj in read_objects(Path(found.path)):
+                    if matched(module, found.path, info.debug_id, info.code_id) is not None:
+                        opened.append((info, obj))
+            except ObjectUnreadable as exc:
+                reasons.append(f"{found.path}: {exc.reason}")
+        if not opened:
+            raise ObjectUnreadable(
+                objects[0].path if objects else "(none)", "; ".join(reasons) or "no object matches"
+            )
+        urls = [f"URL {o.url}" for o in objects if o.url]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".sym", dir=target.parent)
+        os.close(fd)
+        try:
+            result = convert_objects(
+                opened,
+                Path(temp),
+                debug_file=_leaf(module.debug_file or module.code_file) or "unknown",
+                debug_id=module.debug_id or opened[0][0].debug_id,
+                code_id=module.code_id or opened[0][0].code_id,
+                code_file=_leaf(module.code_file) or None,
+                extra_info=urls[:1],
+                cancel=cancel,
+            )
+            os.replace(temp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        finally:
+            opened.clear()
+        return target, result.cfi_sources, True
+
+    def close(self) -> None:
+        if self._temp is not None:
+            shutil.rmtree(self._temp, ignore_errors=True)
+            self._temp = None
+
+
+def _leaf(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _walk(root: Path, cancel: CancelToken) -> tuple[list[tuple[str, int]], list[str]]:
+    """(every folder with its modification time, every candidate file) under `root`."""
+    folders: list[tuple[str, int]] = []
+    files: list[str] = []
+    stack = [str(root)]
+    seen: set[tuple[int, int]] = set()
+    while stack and len(files) < MAX_SCANNED_FILES:
+        folder = stack.pop()
+        try:
+            st = os.stat(folder)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) in seen:
+            continue  # a symlink loop
+        seen.add((st.st_dev, st.st_ino))
+        folders.append((folder, st.st_mtime_ns))
+        if len(folders) % 256 == 0:
+            cancel.check()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue  # .partial, .negative, .git, …
+            try:
+                if entry.is_dir():
+                    stack.append(entry.path)
+                elif entry.is_file() and not entry.name.lower().endswith(_SKIP_SUFFIXES):
+                    files.append(entry.path)
+            except OSError:
+                continue
+    return folders, files
+
+
+def _read_listing(path: Path, signature: str) -> list[_Entry] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("signature") != signature:
+            return None
+        entries = [_Entry(*row) for row in data["objects"]]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    # a file changed in place (same folder times) is read again rather than trusted
+    for entry in entries:
+        try:
+            st = os.stat(entry.path)
+        except OSError:
+            return None
+        if (st.st_size, st.st_mtime_ns) != (entry.size, entry.mtime_ns):
+            return None
+    return entries
+
+
+def _write_listing(path: Path, signature: str, entries: Iterable[_Entry]) -> None:
+    rows = [[e.path, e.size, e.mtime_ns, e.debug_id, e.code_id] for e in entries]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"signature": signature, "objects": rows}, f)
+        os.replace(temp, path)
+    except OSError as exc:
+        log.info("cannot keep the object listing %s: %s", path, exc)
+
+
+def describe_source(found: Sequence[FoundObject], symbol_file: Any) -> str:
+    """Where a module's symbols came from, for the Modules pane and the reports.
+
+    What the objects held ("DWARF in the binary", "a .debug file", "symbol table only") and
+    where they were ("module file on this machine", "debuginfod <url>", "symbol server <url>").
+    """
+    counts = symbol_file.counts
+    has_functions = counts.functions > 0
+    separate = any(
+        f.path.endswith(".debug") or "/.build-id/" in f.path or f.path.endswith(".pdb") for f in found
+    )
+    if has_functions:
+        what = "a .debug file" if separate else "DWARF in the binary"
+        if any(f.path.lower().endswith(".pdb") for f in found):
+            what = "a PDB file"
+    else:
+        what = "symbol table only"
+    where = sorted({f.url if f.url else f.origin for f in found})
+    origin = next((f.origin for f in found if f.url), None)
+    shown = [f"{origin} {w}" if origin and w.startswith("http") else w for w in where]
+    return f"{what} ({', '.join(shown)})"
