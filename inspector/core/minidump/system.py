@@ -6,8 +6,6 @@ the `system_info` values of rust-minidump's JSON report.
 
 from __future__ import annotations
 
-import datetime
-
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.format import BreakpadInfoValid, MiscInfoFlag, PlatformId, ProcessorArchitecture
 from inspector.core.minidump.reader import StreamContext, rust_trim
@@ -452,6 +450,8 @@ def parse_assertion_info(ctx: StreamContext) -> AssertionInfo:
 
 def format_time_t(value: int) -> str:
     """RFC 3339 UTC time of a Unix time stamp, as rust-minidump prints header and module times."""
+    import datetime  # imported when a time is printed, not by every reader of a dump
+
     moment = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC) + datetime.timedelta(seconds=value)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
