@@ -8,8 +8,9 @@ shared machine hits all of them alike); medians of --runs rounds:
 - engine import: `python -c "import inspector.core.process, inspector.core.report.json_report"`,
   reported minus the bare interpreter;
 - our `python -m inspector stackwalk --json DUMP SYMBOLS` on a small real crash with symbols
-  (default: the corpus' breakpad/linux_null_read_av, an amd64 Linux crash, 20 KB, so the crash
-  analysis runs too), its symbol index cache warm;
+  (default: the bundled sample, resources/examples/sample.dmp, a 13 KB Crashpad minidump of a
+  Linux amd64 crash, with its two .sym files; tests/test_startup_cost.py counts the modules this
+  same run imports), its symbol index cache warm;
 - the reference, `minidump-stackwalk --json DUMP SYMBOLS` (rust-minidump 0.25.0).
 
 Bytecode: an installed package has its `.pyc` files, so by default the script compiles ours first
@@ -39,7 +40,7 @@ sys.path.insert(0, str(BENCH))
 
 from measure import measure  # noqa: E402
 
-CORPUS = REPO.parent / "shared" / "corpus"
+EXAMPLES = REPO / "resources" / "examples"
 REFERENCE = BENCH / "data" / "peers" / "minidump-stackwalk"
 ENGINE = "import inspector.core.process, inspector.core.report.json_report"
 
@@ -49,8 +50,8 @@ def main(argv: list[str]) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=11)
-    parser.add_argument("--dump", type=Path, default=CORPUS / "breakpad" / "linux_null_read_av.dmp")
-    parser.add_argument("--symbols", type=Path, default=CORPUS / "breakpad" / "symbols")
+    parser.add_argument("--dump", type=Path, default=EXAMPLES / "sample.dmp")
+    parser.add_argument("--symbols", type=Path, default=EXAMPLES / "symbols")
     parser.add_argument(
         "--reference", type=Path, default=Path(os.environ.get("MINIDUMP_STACKWALK", REFERENCE))
     )
