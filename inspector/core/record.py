@@ -11,8 +11,9 @@ its start-up defining classes it might never use. `@record` gives the same class
   `FrozenInstanceError` on assignment, pickling (worker processes send results back), and
   `dataclasses.fields` / `replace` / `asdict` keep working (`__dataclass_fields__` is built
   on first use);
-- but `repr`, `==`, `hash`, `__setattr__` and pickling are shared functions, and `__init__` is
-  compiled on a class's first construction, storing each field straight into its slot.
+- but `repr`, `==`, `hash`, `__setattr__` and pickling are shared functions, and `__init__` is a
+  generic one reading the field list until the class has been built a few times; then its own is
+  compiled, storing each field straight into its slot.
 
 mypy sees it as a frozen dataclass (`dataclass_transform`), so assignment is still a type error.
 The `dataclasses` module itself is imported only when something asks for the dataclass view.
@@ -120,10 +121,7 @@ def _compile_init(cls: type) -> Callable[..., None]:
     body: list[str] = []
     for i, f in enumerate(fields):
         setter = f"_set{i}"
-        # The slot's own descriptor: found on the class that declares the field.
-        scope[setter] = next(
-            klass.__dict__[f.name] for klass in cls.__mro__ if f.name in klass.__dict__.get("__slots__", ())
-        ).__set__
+        scope[setter] = getattr(cls, f.name).__set__  # the slot's member descriptor
         if f.factory is not MISSING:
             scope[f"_factory{i}"] = f.factory
         if f.default is not MISSING:
@@ -148,13 +146,68 @@ def _compile_init(cls: type) -> Callable[..., None]:
     return init
 
 
-def _first_init(self: Any, *args: Any, **kwargs: Any) -> None:
-    # Every record starts with this `__init__`: the first construction compiles the class's own.
+#: Constructions of a record class served by the generic `__init__` before its own is compiled.
+#: Compiling costs ~50-200 µs, so the many classes built a handful of times a run never pay it,
+#: and the hot ones (scan candidates, checks, frames) switch to the fast one early.
+_COMPILE_AFTER = 16
+_uses: dict[type, int] = {}
+
+
+def _tiered_init(self: Any, *args: Any, **kwargs: Any) -> None:
+    # Every record starts with this `__init__` (see `_COMPILE_AFTER`).
     cls = type(self)
-    owner = next(klass for klass in cls.__mro__ if "__record_fields__" in klass.__dict__)
-    if owner.__dict__.get("__init__") is _first_init:
+    owner = cls if "__record_fields__" in cls.__dict__ else _record_owner(cls)
+    uses = _uses.get(owner, 0) + 1
+    if uses < _COMPILE_AFTER:
+        _uses[owner] = uses
+        _generic_init(owner, self, args, kwargs)
+        return
+    if owner.__dict__.get("__init__") is _tiered_init:
         owner.__init__ = _compile_init(owner)  # type: ignore[misc]
+    _uses.pop(owner, None)
     owner.__init__(self, *args, **kwargs)  # type: ignore[misc]
+
+
+def _record_owner(cls: type) -> type:
+    return next(klass for klass in cls.__mro__ if "__record_fields__" in klass.__dict__)
+
+
+def _generic_init(owner: type, self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """What the compiled `__init__` does, read off the field list: the same binding and errors."""
+    fields: tuple[_Field, ...] = owner.__record_fields__  # type: ignore[attr-defined]
+    name = f"{owner.__qualname__}.__init__()"
+    given = len(args)
+    position = 0
+    for f in fields:
+        if f.init:
+            if position < given:
+                if f.name in kwargs:
+                    raise TypeError(f"{name} got multiple values for argument {f.name!r}")
+                value = args[position]
+            elif f.name in kwargs:
+                value = kwargs[f.name]
+            elif f.factory is not MISSING:
+                value = f.factory()
+            elif f.default is not MISSING:
+                value = f.default
+            else:
+                raise TypeError(f"{name} missing required argument: {f.name!r}")
+            position += 1
+        elif f.factory is not MISSING:
+            value = f.factory()
+        elif f.default is not MISSING:
+            value = f.default
+        else:
+            continue
+        object.__setattr__(self, f.name, value)
+    if given > position:
+        raise TypeError(f"{name} takes {position + 1} positional arguments but {given + 1} were given")
+    if kwargs:
+        unexpected = kwargs.keys() - {f.name for f in fields if f.init}
+        if unexpected:
+            raise TypeError(f"{name} got an unexpected keyword argument {min(unexpected)!r}")
+    if hasattr(owner, "__post_init__"):
+        self.__post_init__()
 
 
 def _frozen_setattr(self: object, name: str, value: object) -> None:
@@ -238,7 +291,7 @@ def _build(cls: type[T], eq: bool, frozen: bool) -> type[T]:
     namespace["__match_args__"] = tuple(f.name for f in fields if f.init)
     namespace["__dataclass_fields__"] = _DataclassFields()
     if "__init__" not in namespace:
-        namespace["__init__"] = _first_init
+        namespace["__init__"] = _tiered_init
     namespace.setdefault("__repr__", _repr)
     if eq:
         namespace.setdefault("__eq__", _eq)
