@@ -108,11 +108,13 @@ def main(argv: list[str]) -> int:
     bare = med["bare python -c pass"]
     print(f"dump: {args.dump} ({args.dump.stat().st_size:,} bytes), symbols: {args.symbols}")
     print(f"our bytecode: {bytecode}; median of {args.runs} interleaved rounds")
-    print(f"{'measurement':<38} {'wall':>9} {'/ ref':>7} {'peak RSS':>9}")
+    cpu_ref = statistics.median(cpu["reference minidump-stackwalk --json"])
+    print(f"{'measurement':<38} {'wall':>9} {'/ ref':>7} {'CPU':>9} {'/ ref':>7} {'peak RSS':>9}")
     for name in rows:
-        ratio = f"{med[name] / ref:.1f}x"
+        used = statistics.median(cpu[name])
         print(
-            f"{name:<38} {med[name] * 1000:7.1f}ms {ratio:>7} {statistics.median(rss[name]) / 2**20:6.0f}MiB"
+            f"{name:<38} {med[name] * 1000:7.1f}ms {med[name] / ref:6.1f}x {used * 1000:7.1f}ms "
+            f"{used / cpu_ref:6.1f}x {statistics.median(rss[name]) / 2**20:6.0f}MiB"
         )
     engine = (med["engine import"] - bare) * 1000
     print(f"{'engine import minus bare python':<38} {engine:7.1f}ms   (goal ≤ 25 ms)")
