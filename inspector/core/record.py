@@ -228,9 +228,9 @@ def _repr(self: Any) -> str:
     return f"{cls.__qualname__}({shown})"
 
 
-def _eq(self: Any, other: Any) -> bool:
+def _eq(self: Any, other: Any) -> Any:  # a bool, or NotImplemented for another class
     if other.__class__ is not self.__class__:
-        return NotImplemented  # type: ignore[no-any-return]
+        return NotImplemented
     key = self.__record_key__
     return bool(key(self) == key(other))
 
