@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Run every benchmark (`make bench`): each prints its own table with ratios to the reference.
 
+0. start-up: one `stackwalk --json` process on a small real crash with symbols, and the engine
+   import, beside the reference (bytecode compiled first, as an installed package has it).
 1. torch-autograd: our whole stackwalk cold and warm vs minidump-stackwalk (wall, peak RSS),
    the 235 MB index cold/warm, warm lookups; then our JSON scored against the reference JSON
    (fidelity must be 100 %).
@@ -91,6 +93,21 @@ def main(argv: list[str]) -> int:
     reference = str(args.peers / "minidump-stackwalk")
     failures = 0
     python = sys.executable
+
+    section("0. start-up: one stackwalk --json process on a small real crash, and the engine import")
+    failures += (
+        run(
+            [
+                python,
+                str(BENCH / "bench_startup.py"),
+                "--runs",
+                "5" if args.quick else "15",
+                "--reference",
+                reference,
+            ]
+        )
+        != 0
+    )
 
     section("1. torch-autograd: whole stackwalk and the 235 MB index, vs the reference")
     failures += (

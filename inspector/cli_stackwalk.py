@@ -33,13 +33,13 @@ import logging
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from inspector import __version__
 from inspector.cli_common import UsageError, failure_message, parse_arguments, write_stdout
 from inspector.commands import EXIT_OK, EXIT_UNUSABLE
+from inspector.core.record import replace
 
 if TYPE_CHECKING:
     from inspector.core.minidump import Minidump

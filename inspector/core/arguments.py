@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from inspector.core.minidump import MemoryRegion
+from inspector.core.record import record
 from inspector.core.types import Cpu
 from inspector.core.unwind import CallStack
 
@@ -36,13 +36,13 @@ class CallingConvention(enum.Enum):
     WINDOWS_THISCALL = "windows thiscall [C++ member function]"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FunctionArgument:
     name: str  # the parameter's text from the function name (usually its type)
     value: int | None  # None: not in the stack memory, or `this` with eax unknown
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FunctionArguments:
     convention: CallingConvention
     arguments: tuple[FunctionArgument, ...]

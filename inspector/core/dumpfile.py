@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector.core.errors import MinidumpError
-from inspector.core.microdump.log import BEGIN, END, is_microdump, mentions_microdump
 from inspector.core.minidump import Minidump
 from inspector.core.minidump.errors import UnreadableFile
 
@@ -43,6 +42,8 @@ def sniff_dump_kind(head: bytes | bytearray | memoryview) -> DumpKind:
     start = bytes(head[:4])
     if start in (b"MDMP", b"PMDM"):
         return DumpKind.MINIDUMP
+    from inspector.core.microdump.log import is_microdump  # a minidump never loads the log reader
+
     if is_microdump(head):
         return DumpKind.MICRODUMP
     return DumpKind.UNKNOWN
@@ -56,7 +57,11 @@ def open_any_dump(path: str | os.PathLike[str], *, microdump_index: int | None =
     """
     p = Path(path)
     head = _head(p)
-    if head[:4] in (b"MDMP", b"PMDM") or not (mentions_microdump(head) or _later_mentions_microdump(p)):
+    if head[:4] in (b"MDMP", b"PMDM"):
+        return Minidump.open(p)  # the common case: the log reader is not even imported
+    from inspector.core.microdump.log import mentions_microdump
+
+    if not (mentions_microdump(head) or _later_mentions_microdump(p)):
         return Minidump.open(p)
     from inspector.core.microdump.dump import Microdump
 
@@ -100,6 +105,8 @@ def _head(p: Path) -> bytes:
 
 def _later_mentions_microdump(p: Path) -> bool:
     """A microdump's BEGIN or END line past the head (a long logcat before it)."""
+    from inspector.core.microdump.log import BEGIN, END
+
     try:
         if p.stat().st_size <= SNIFF_BYTES:
             return False  # the head was the whole file

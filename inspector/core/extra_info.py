@@ -21,12 +21,12 @@ import json
 import os
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 
 from inspector.core.process import Problem, ProcessState
+from inspector.core.record import field, record, replace
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExtraInfo:
     cert_subjects: Mapping[str, str] = field(default_factory=dict)
     cpu_microcode_version: str | None = None

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+from inspector.core.record import record
 
 
 class Cpu(enum.Enum):
@@ -45,7 +46,7 @@ class Os(enum.Enum):
     UNKNOWN = "Unknown"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AddressRange:
     """Half-open range [start, end)."""
 

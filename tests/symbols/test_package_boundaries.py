@@ -15,6 +15,7 @@ ALLOWED_CORE = {
     "inspector.core.types",
     "inspector.core.errors",
     "inspector.core.cancel",
+    "inspector.core.record",
     "inspector.__version__",
 }
 

@@ -13,7 +13,6 @@ Vector structure loads (`ld1`…`ld4`) get an unknown size.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from inspector.core.analysis.model import (
@@ -29,6 +28,7 @@ from inspector.core.analysis.model import (
     OperandKind,
     RegisterLookup,
 )
+from inspector.core.record import record
 
 #: Capstone's names for r9, r10, r12 -> ours.
 _ARM_REGISTER_NAMES = {
@@ -62,7 +62,7 @@ def _capstone(arm64: bool, thumb: bool) -> Any:
     return _cs[key]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Decoded:
     instruction: Instruction
     accesses: tuple[tuple[MemoryOperand, AccessType], ...]  # what the instruction touches, in order

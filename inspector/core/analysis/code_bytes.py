@@ -16,10 +16,10 @@ from __future__ import annotations
 import os
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol
 
 from inspector.core.minidump.modules import Module
+from inspector.core.record import field, record
 
 #: Headers larger than this are not believed (a hostile or damaged file).
 _MAX_HEADERS = 1 << 20
@@ -29,14 +29,14 @@ class CodeBytesProvider(Protocol):
     def __call__(self, module: Module, rva: int, size: int) -> bytes | None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Segment:
     rva: int  # relative to the module's load address
     size: int  # bytes present in the file
     offset: int  # in the file
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ObjectImage:
     """What a module file holds: its identity (as the dump's code id spells it) and its mapped parts."""
 
@@ -148,7 +148,7 @@ def _read_pe(path: str, fh: BinaryIO, head: bytes) -> ObjectImage | None:
     return ObjectImage(path, f"{timestamp:08X}{size_of_image:x}", tuple(segments))
 
 
-@dataclass
+@record(frozen=False)
 class ModuleFileCode:
     """Code bytes from module files on this machine whose identity matches the dump's module.
 

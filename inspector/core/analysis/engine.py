@@ -22,7 +22,6 @@ never raised.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from inspector.core.analysis import x86
@@ -44,6 +43,7 @@ from inspector.core.analysis.model import (
     MemoryAccess,
 )
 from inspector.core.minidump import CpuContext, MemoryRegion, MemoryView, Module
+from inspector.core.record import replace
 from inspector.core.types import Cpu, Os
 
 if TYPE_CHECKING:

@@ -19,11 +19,11 @@ starts at the address itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from inspector.core.analysis.code_bytes import CodeBytesProvider
 from inspector.core.analysis.model import CodeOrigin, Instruction, MemoryOperand, OperandKind
 from inspector.core.minidump import CpuContext, MemoryView, Module
+from inspector.core.record import record
 from inspector.core.types import Cpu
 
 #: Instructions shown before and after the marked one (a ~64-instruction window decodes in a
@@ -38,7 +38,7 @@ _MAX_FROM_FUNCTION = 2048
 Symbolize = Callable[[int], str | None]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OperandValue:
     """A memory operand of a listed instruction evaluated with the frame's registers."""
 
@@ -49,7 +49,7 @@ class OperandValue:
     unknown: tuple[str, ...]  # those not known in this frame
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ListingLine:
     address: int
     raw: bytes
@@ -64,7 +64,7 @@ class ListingLine:
         return "(bad)" if self.instruction is None else self.instruction.text
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Listing:
     """The instructions around `address`, or why there are none (`message`)."""
 

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from inspector.core.minidump.linux import LinuxMaps
 from inspector.core.minidump.memory_lists import MemoryInfoList
+from inspector.core.record import record
 
 GUARD_MEMORY_MAX_SIZE = 2 << 14  # rust-minidump: a likely guard page spans less than 32 KiB
 _U64 = (1 << 64) - 1
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RegionInfo:
     """One region: [start, last] inclusive, and what it allows."""
 

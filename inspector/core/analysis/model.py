@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from inspector.core.record import record
 
 MASK64 = (1 << 64) - 1
 
@@ -60,7 +61,7 @@ class Flow(enum.Enum):
     EXCEPTION = "exception"  # ud2, brk, udf: stops execution on purpose
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MemoryOperand:
     """`[segment: base + index * scale + displacement]`; register names as the disassembler prints them.
 
@@ -105,7 +106,7 @@ class MemoryOperand:
         return address & mask
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Operand:
     kind: OperandKind
     text: str
@@ -114,7 +115,7 @@ class Operand:
     memory: MemoryOperand | None = None  # MEMORY
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Instruction:
     """One decoded instruction."""
 
@@ -132,7 +133,7 @@ class Instruction:
         return tuple(op.memory for op in self.operands if op.memory is not None)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MemoryAccess:
     address: int
     size: int | None
@@ -146,7 +147,7 @@ class AdjustedKind(enum.Enum):
     NON_CANONICAL = "non-canonical"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AdjustedAddress:
     """rust-minidump's `adjusted_address`.
 
@@ -157,7 +158,7 @@ class AdjustedAddress:
     value: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BitFlipDetails:
     was_non_canonical: bool
     is_null: bool
@@ -166,7 +167,7 @@ class BitFlipDetails:
     poison_registers: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BitFlip:
     """A valid address one flipped bit away from the crash address (or a register's value)."""
 
@@ -216,7 +217,7 @@ class CodeOrigin(enum.Enum):
     NONE = "none"  # neither has it: `note` says what was tried
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CodeSource:
     """Where the crashing instruction's bytes came from (JSON `crash_info.inspector_code_source`)."""
 
@@ -228,7 +229,7 @@ class CodeSource:
     note: str | None = None  # NONE: why no module file was used
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InstructionAnalysis:
     """rust-minidump's `OpAnalysis` for the crashing instruction.
 
@@ -257,7 +258,7 @@ class NoUpdate(enum.Enum):
 NO_UPDATE = NoUpdate.NO_UPDATE
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AnalysisProblem:
     """Why the crashing instruction could not be analysed (or only in part); goes to `inspector_problems`."""
 
@@ -265,7 +266,7 @@ class AnalysisProblem:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CrashAnalysis:
     """Everything the analysis found about the crash.
 

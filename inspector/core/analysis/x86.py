@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from inspector.core.analysis.model import (
@@ -39,6 +38,7 @@ from inspector.core.analysis.model import (
     OperandKind,
     RegisterLookup,
 )
+from inspector.core.record import record, replace
 
 if TYPE_CHECKING:
     import iced_x86
@@ -93,7 +93,7 @@ _SIZE_WORDS = {1: "byte", 2: "word", 4: "dword", 6: "far", 8: "qword", 10: "mwor
                32: "ymmword", 64: "zmmword"}  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Iced:
     """iced-x86's formatter (for mnemonics and register names) and the code sets used here."""
 
@@ -134,7 +134,7 @@ def _register_name(register: iced_x86.Register_) -> str:
     return name
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Decoded:
     """A decoded instruction with what rust-minidump's analysis needs beside it.
 

@@ -14,7 +14,6 @@ registers at that moment (`registers.RegisterState`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from inspector.core.explain.registers import (
     NOTHING,
@@ -27,6 +26,7 @@ from inspector.core.explain.registers import (
 )
 from inspector.core.explain.tree import NodeKind, Tone, TraceNode
 from inspector.core.explain.triage import normal_end, report_number
+from inspector.core.record import record
 from inspector.core.report.frame_text import frame_label
 from inspector.core.symbols import PostfixResult
 from inspector.core.unwind import (
@@ -110,7 +110,7 @@ def candidate_where(candidate: ScanCandidate) -> str:
 # ---- the tree ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Step:
     """What every node of one unwind step needs: the CPU's ip / sp names and the callee's registers."""
 

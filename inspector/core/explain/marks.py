@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from inspector.core.explain.build import candidate_where
 from inspector.core.explain.triage import report_numbers
 from inspector.core.minidump import basename
+from inspector.core.record import record
 from inspector.core.unwind import (
     CfiDetail,
     FramePointerDetail,
@@ -33,7 +33,7 @@ class MarkKind(enum.Enum):
     SCAN_REJECTED = "scan: rejected"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StackMark:
     """A stack word the walk used while unwinding frame `frame` (the callee), and what it was."""
 

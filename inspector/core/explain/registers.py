@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 
+from inspector.core.record import field, record
 from inspector.core.unwind import (
     CfiDetail,
     FramePointerDetail,
@@ -43,7 +43,7 @@ class RegisterSource(enum.Enum):
     STRATEGY = "strategy"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KnownRegister:
     """A register's value at one step, where it came from, and that origin in words (`how`)."""
 
@@ -58,7 +58,7 @@ class RegisterStatus(enum.Enum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RegisterState:
     """The caller registers at one step of the walk.
 

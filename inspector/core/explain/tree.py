@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 
 from inspector.core.explain.registers import RegisterState
+from inspector.core.record import field, record
 
 
 class NodeKind(enum.Enum):
@@ -46,7 +46,7 @@ class Tone(enum.Enum):
     IN_FORCE = "in force"
 
 
-@dataclass(eq=False)
+@record(eq=False, frozen=False)
 class TraceNode:
     """One line of the explanation. `reads`: stack addresses this line read (a candidate: examined).
 
@@ -118,7 +118,7 @@ class TraceNode:
         return tuple(seen)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Decision:
     """One decision of a thread's walk: the frame it belongs to and its node's path in that frame's tree."""
 

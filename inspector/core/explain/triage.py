@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from inspector.core.minidump import basename
+from inspector.core.record import record
 from inspector.core.unwind import StackFrame, Termination, TerminationReason
 
 #: equal frames in a row that count as a recursion (and collapse in the window)
@@ -116,7 +116,7 @@ def is_guess(frame: StackFrame) -> bool:
     return frame.symbol is not None and frame.symbol.from_public
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RecursionRun:
     """Physical frames `first` … `first + count - 1` are the same function, one calling the next."""
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.errors import MinidumpError
@@ -66,6 +65,7 @@ from inspector.core.minidump.memory_lists import MemoryDescriptor, MemoryList
 from inspector.core.minidump.modules import DebugId, Module, VersionInfo
 from inspector.core.minidump.reader import ByteSource
 from inspector.core.minidump.threads import Thread, ThreadList
+from inspector.core.record import field, record
 
 # the microdump's facts and views live in model; their names are offered here too
 __all__ = [
@@ -380,17 +380,17 @@ class Microdump(Minidump):
 
     def _modules(self, *, shrink: bool) -> MicrodumpModuleList:
         modules = []
-        for record in self.records.modules:
-            identifier = _debug_id(record.identifier)
+        for entry in self.records.modules:
+            identifier = _debug_id(entry.identifier)
             if identifier is None:
                 self._problem(
-                    record.line.offset,
-                    record.line.number,
+                    entry.line.offset,
+                    entry.line.number,
                     "BadRecord",
-                    f"M line {record.name or '?'}: identifier {record.identifier[:40]!r} is not a debug id "
+                    f"M line {entry.name or '?'}: identifier {entry.identifier[:40]!r} is not a debug id "
                     "(32 hex digits and an age): its symbols cannot be looked up",
                 )
-            modules.append(_module(record, identifier))
+            modules.append(_module(entry, identifier))
         return MicrodumpModuleList(tuple(modules), shrink)
 
     def _stack_regions(self) -> list[MemoryRegion]:
@@ -528,7 +528,7 @@ def _module(record: ModuleRecord, identifier: DebugId | None) -> Module:
     )
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Pieces:
     """Disjoint pieces of stack bytes by address, each from one S line (the first to give it)."""
 

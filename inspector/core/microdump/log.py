@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from inspector.core.record import record
 
 BEGIN = "-----BEGIN BREAKPAD MICRODUMP-----"
 END = "-----END BREAKPAD MICRODUMP-----"
@@ -44,7 +45,7 @@ _LONG_HEADER = re.compile(r"^\[ .* \]$")
 _NO_PID = -1
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LogLine:
     """One record line: its 1-based number and byte offset in the file, and the record text."""
 
@@ -53,7 +54,7 @@ class LogLine:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MicrodumpText:
     """One BEGIN … END block: its record lines (without BEGIN and END) and how it ended.
 
@@ -78,7 +79,7 @@ class MicrodumpText:
         return f"lines {self.begin.number}–{self.last_line}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LogNote:
     """Something in the log outside any block worth saying (line number, byte offset, code, text)."""
 
@@ -88,7 +89,7 @@ class LogNote:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MicrodumpLog:
     dumps: tuple[MicrodumpText, ...]
     notes: tuple[LogNote, ...]
@@ -110,7 +111,7 @@ def mentions_microdump(data: bytes | bytearray | memoryview) -> bool:
     return raw.find(_BEGIN_BYTES) >= 0 or raw.find(_END_BYTES) >= 0
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Open:
     begin: LogLine
     records: list[LogLine]

@@ -9,13 +9,13 @@ on Android, exclusive ranges elsewhere) and no main module. Read by `dump.Microd
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
 
 from inspector.core.minidump.modules import Module, ModuleList
 from inspector.core.minidump.system import SystemInfo
+from inspector.core.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GpuInfo:
     """The G line: GL version, vendor and renderer ('' each when the writer did not know)."""
 
@@ -28,7 +28,7 @@ class GpuInfo:
         return bool(self.version or self.vendor or self.renderer)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FreeSpace:
     """The H line: free address space between the lowest mapping and the stack (32-bit writers)."""
 
@@ -40,7 +40,7 @@ class FreeSpace:
     histogram: tuple[tuple[int, int], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MicrodumpInfo:
     """What a microdump says beyond a minidump's streams, and where in the log it is.
 
@@ -67,7 +67,7 @@ class MicrodumpInfo:
     stack_size: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MicrodumpSystemInfo(SystemInfo):
     """A system info whose strings are the O line's words, as Breakpad prints them."""
 
@@ -92,7 +92,7 @@ class MicrodumpSystemInfo(SystemInfo):
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MicrodumpModuleList(ModuleList):
     """Modules with Breakpad's microdump range map: truncate-upper on Android, else exclusive ranges.
 

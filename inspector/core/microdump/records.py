@@ -26,14 +26,14 @@ the hex digits before a damaged one, the first of two repeated records.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from inspector.core.microdump.log import LogLine, MicrodumpText
+from inspector.core.record import record
 
 _NOT_HEX = re.compile(r"[^0-9A-Fa-f]")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Note:
     """Damage in one line: the line, what is wrong, and a stable code."""
 
@@ -42,7 +42,7 @@ class Note:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OsRecord:
     os_id: str
     arch: str
@@ -52,7 +52,7 @@ class OsRecord:
     line: LogLine
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GpuRecord:
     """The GL version, vendor and renderer ('' each when the writer said UNKNOWN)."""
 
@@ -62,7 +62,7 @@ class GpuRecord:
     line: LogLine
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CrashRecord:
     signal: int
     signal_name: str
@@ -70,7 +70,7 @@ class CrashRecord:
     line: LogLine
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HeapRecord:
     """The free address space below the stack (written by 32-bit processes)."""
 
@@ -83,7 +83,7 @@ class HeapRecord:
     line: LogLine
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StackHeader:
     stack_pointer: int
     start: int
@@ -91,20 +91,20 @@ class StackHeader:
     line: LogLine
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StackChunk:
     address: int
     data: bytes
     line: LogLine
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ContextRecord:
     data: bytes
     line: LogLine
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModuleRecord:
     base: int
     file_offset: int
@@ -114,7 +114,7 @@ class ModuleRecord:
     line: LogLine
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MicrodumpRecords:
     """Everything one microdump says, in the writer's terms, with the damage found reading it."""
 

@@ -14,7 +14,6 @@ valid) and `subset`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 
 from inspector.core.minidump.context_layouts import (
     ContextLayout,
@@ -25,6 +24,7 @@ from inspector.core.minidump.context_layouts import (
 )
 from inspector.core.minidump.errors import BadData, StreamTruncated
 from inspector.core.minidump.format import ContextCpuFlag, ProcessorArchitecture, context_cpu_bits
+from inspector.core.record import field, record
 from inspector.core.types import Cpu, Os, format_address
 
 # --- register sets -------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RegisterSet:
     """What a layout's registers are called and where the special ones live."""
 
@@ -200,7 +200,7 @@ def layout_for(cpu: Cpu) -> ContextLayout:
 # --- the context -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CpuContext:
     """Registers of one frame: values for every register of the layout, and which are valid.
 

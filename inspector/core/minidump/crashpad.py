@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
 from inspector.core.errors import MinidumpError
@@ -16,11 +15,12 @@ from inspector.core.minidump.format import (
 )
 from inspector.core.minidump.modules import Guid
 from inspector.core.minidump.reader import StreamContext, fit_count
+from inspector.core.record import record
 
 CRASHPAD_INFO_SIZE = 52
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Annotation:
     """A Crashpad annotation object; `value` is set for string annotations."""
 
@@ -39,7 +39,7 @@ class Annotation:
         return "unsupported"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModuleCrashpadInfo:
     module_index: int
     version: int
@@ -48,7 +48,7 @@ class ModuleCrashpadInfo:
     annotation_objects: Mapping[str, Annotation]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CrashpadInfo:
     version: int
     report_id: Guid

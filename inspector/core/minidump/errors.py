@@ -9,9 +9,8 @@ the stream, the offset and the reason is recorded on the dump.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from inspector.core.errors import MinidumpError
+from inspector.core.record import record
 
 
 class UnreadableFile(MinidumpError):
@@ -74,7 +73,7 @@ class BadData(MinidumpError):
     code = "BadData"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StreamProblem:
     """Damage found while reading one stream; the rest of the dump is unaffected.
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from inspector.core.minidump import crash_codes as codes
 from inspector.core.minidump import crash_codes_mac as mac_codes
 from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.format import Location
 from inspector.core.minidump.reader import ContextReader, StreamContext, read_stream_context
+from inspector.core.record import record
 from inspector.core.types import Cpu, Os
 
 EXCEPTION_STREAM_SIZE = 168
@@ -17,7 +16,7 @@ EXCEPTION_CONTEXT_OFFSET = 160
 _32_BIT_CPUS = frozenset({Cpu.X86, Cpu.ARM, Cpu.MIPS, Cpu.PPC, Cpu.SPARC})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExceptionStream:
     """MINIDUMP_EXCEPTION_STREAM: the crashing (or dump-requesting) thread and its exception record.
 

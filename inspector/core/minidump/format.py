@@ -8,7 +8,8 @@ because the `dump` report prints them.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from inspector.core.record import record
 
 #: "MDMP" read as a little-endian u32.
 MINIDUMP_SIGNATURE = 0x504D444D
@@ -19,7 +20,7 @@ HEADER_SIZE = 32
 DIRECTORY_ENTRY_SIZE = 12
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Location:
     """A MINIDUMP_LOCATION_DESCRIPTOR: `data_size` bytes at file offset `rva`."""
 
@@ -305,7 +306,7 @@ HANDLE_OBJECT_INFORMATION_TYPES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Header:
     """The minidump header (MINIDUMP_HEADER)."""
 
@@ -318,7 +319,7 @@ class Header:
     flags: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DirectoryEntry:
     """One directory entry: `data_size` bytes of stream `stream_type` at file offset `rva`."""
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.format import HANDLE_OBJECT_INFORMATION_TYPES
 from inspector.core.minidump.reader import StreamContext, fit_count
+from inspector.core.record import record
 
 HANDLE_DESCRIPTOR_SIZE = 32
 HANDLE_DESCRIPTOR_2_SIZE = 40
@@ -14,7 +13,7 @@ HANDLE_DESCRIPTOR_2_SIZE = 40
 MAX_OBJECT_INFOS = 256
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HandleObjectInfo:
     next_info_rva: int
     info_type: int
@@ -27,7 +26,7 @@ class HandleObjectInfo:
         return f"unknown({self.info_type})"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HandleDescriptor:
     """MINIDUMP_HANDLE_DESCRIPTOR(_2); `object_info_rva` is None for version 1 descriptors."""
 
@@ -44,7 +43,7 @@ class HandleDescriptor:
     object_infos: tuple[HandleObjectInfo, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HandleData:
     handles: tuple[HandleDescriptor, ...]
 

@@ -10,10 +10,10 @@ bad line makes the whole stream unusable, and then there is no mapping count).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.reader import StreamContext, fit_count, rust_trim
+from inspector.core.record import record
 
 _ASCII_WS = b" \t\n\r\x0c"
 
@@ -69,7 +69,7 @@ def _rust_parse_int(text: str, radix: int, bits: int) -> int | None:
     return value if -(1 << (bits - 1)) <= value < 1 << (bits - 1) else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinuxCpuInfo:
     """/proc/cpuinfo."""
 
@@ -94,7 +94,7 @@ class LinuxCpuInfo:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinuxProcStatus:
     """/proc/self/status."""
 
@@ -112,7 +112,7 @@ class LinuxProcStatus:
         return 0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinuxLsbRelease:
     """/etc/lsb-release (or os-release)."""
 
@@ -141,7 +141,7 @@ class LinuxLsbRelease:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinuxCmdLine:
     """/proc/self/cmdline (NUL-separated arguments)."""
 
@@ -156,7 +156,7 @@ class LinuxCmdLine:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinuxEnviron:
     """/proc/self/environ (NUL-separated NAME=value)."""
 
@@ -172,7 +172,7 @@ class LinuxEnviron:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinuxAuxv:
     """/proc/self/auxv: (type, value) words of the CPU's pointer width."""
 
@@ -180,7 +180,7 @@ class LinuxAuxv:
     entries: tuple[tuple[int, int], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinuxMapping:
     start: int
     end: int
@@ -203,7 +203,7 @@ class LinuxMapping:
         return "x" in self.permissions
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinuxMaps:
     """/proc/self/maps; `mappings` is None when the text does not parse (`error` says why)."""
 
@@ -217,7 +217,7 @@ class LinuxMaps:
         return None if self.mappings is None else len(self.mappings)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinkMapEntry:
     addr: int
     name_rva: int
@@ -225,7 +225,7 @@ class LinkMapEntry:
     name: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinuxDsoDebug:
     """r_debug of the dynamic loader and its link map (MDRawDebug32/64)."""
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import struct
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+
+from inspector.core.record import field, record
 
 _U8 = struct.Struct("<B").unpack_from
 _LE = {
@@ -28,7 +29,7 @@ _BE = {
 }
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(eq=False)
 class MemoryRegion:
     """`size` bytes of the process's memory starting at `base`, as a view into the dump file.
 

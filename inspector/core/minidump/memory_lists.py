@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from inspector.core.minidump.errors import BadRva, StreamSizeMismatch
 from inspector.core.minidump.memory import MemoryRegion
 from inspector.core.minidump.reader import (
@@ -13,6 +11,7 @@ from inspector.core.minidump.reader import (
     read_ex_list_header,
     read_list_header,
 )
+from inspector.core.record import record
 
 MEMORY_DESCRIPTOR_SIZE = 16
 MEMORY_INFO_SIZE = 48
@@ -27,7 +26,7 @@ PAGE_WRITE_BITS = 0x04 | 0x08 | 0x40 | 0x80
 PAGE_EXECUTE_BITS = 0x10 | 0x20 | 0x40 | 0x80
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MemoryDescriptor:
     """A MINIDUMP_MEMORY_DESCRIPTOR(64) as written (rva is None in a Memory64List)."""
 
@@ -36,7 +35,7 @@ class MemoryDescriptor:
     rva: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MemoryList:
     """Regions of a MemoryList or Memory64List.
 
@@ -53,7 +52,7 @@ class MemoryList:
         return len(self.regions)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MemoryInfo:
     """A MINIDUMP_MEMORY_INFO (Windows VirtualQuery result) for one address range."""
 
@@ -82,7 +81,7 @@ class MemoryInfo:
         return bool(self.protection & PAGE_EXECUTE_BITS)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MemoryInfoList:
     entries: tuple[MemoryInfo, ...]
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 
 from inspector.core.minidump.errors import BadData, BadRva, StreamTruncated
 from inspector.core.minidump.format import VS_FFI_SIGNATURE, VS_FFI_STRUCVERSION, CvSignature, Location
 from inspector.core.minidump.reader import StreamContext, byte_order, read_ex_list_header, read_list_header
+from inspector.core.record import field, record
 from inspector.core.types import Os
 
 MODULE_SIZE = 108
@@ -27,7 +27,7 @@ UNLOADED_MODULE_SIZE = 24
 _MODULE_FORMAT = "QIIII" + "13I" + "II" + "II" + "QQ"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Guid:
     """A GUID as its four fields (read in the dump's byte order)."""
 
@@ -65,7 +65,7 @@ class Guid:
         return f"{self.data1:08X}{self.data2:04X}{self.data3:04X}{self.data4.hex().upper()}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DebugId:
     """A debug identifier: a UUID (or PDB 2.0 timestamp) plus an age / appendix."""
 
@@ -98,7 +98,7 @@ class DebugId:
         return f"{text}-{self.appendix:x}" if self.appendix else text
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CodeViewPdb70:
     cv_signature: int
     guid: Guid
@@ -106,7 +106,7 @@ class CodeViewPdb70:
     pdb_file_name: bytes
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CodeViewPdb20:
     cv_signature: int
     cv_offset: int
@@ -115,13 +115,13 @@ class CodeViewPdb20:
     pdb_file_name: bytes
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CodeViewElf:
     cv_signature: int
     build_id: bytes
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CodeViewUnknown:
     data: bytes
 
@@ -129,7 +129,7 @@ class CodeViewUnknown:
 CodeView = CodeViewPdb70 | CodeViewPdb20 | CodeViewElf | CodeViewUnknown
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VersionInfo:
     """VS_FIXEDFILEINFO as stored in the module record."""
 
@@ -212,7 +212,7 @@ def version_of(info: VersionInfo, os: Os) -> str | None:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Module:
     """A loaded image. Satisfies `inspector.core.types.ModuleIdentity`.
 
@@ -258,7 +258,7 @@ class Module:
         return self.base <= address < self.base + self.size
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnloadedModule:
     base: int
     size: int
@@ -308,7 +308,7 @@ def _address_index(spans: Sequence[tuple[int, int]]) -> tuple[list[int], list[in
     return starts, ends, indexes
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModuleList:
     """Loaded modules in dump order, with address lookup as rust-minidump does it."""
 
@@ -357,7 +357,7 @@ class ModuleList:
         return [self.modules[i] for i in self._order]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnloadedModuleList:
     """Unloaded modules in dump order; `modules_at` finds those covering an address.
 

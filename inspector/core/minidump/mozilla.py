@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.format import Location
 from inspector.core.minidump.reader import StreamContext
+from inspector.core.record import record
 
 MAC_CRASH_INFO_HEADER_SIZE = 172
 MAC_CRASH_INFO_MAX_RECORDS = 20
@@ -16,7 +16,7 @@ _FIXED_SIZES = {1: 16, 4: 32, 5: 40}
 _STRING_FIELDS = ("module_path", "message", "signature_string", "backtrace", "message2")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MacCrashRecord:
     """One crash-info record of macOS's `__crash_info` section (fields absent in older versions are None)."""
 
@@ -37,7 +37,7 @@ class MacCrashRecord:
         return value or None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MacCrashInfo:
     stream_type: int
     record_count: int
@@ -45,14 +45,14 @@ class MacCrashInfo:
     records: tuple[MacCrashRecord, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MacBootargs:
     stream_type: int
     bootargs_rva: int
     bootargs: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProcLimit:
     name: str
     soft: int | str
@@ -60,7 +60,7 @@ class ProcLimit:
     unit: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinuxLimits:
     """/proc/self/limits as Mozilla's crash reporter stores it."""
 
@@ -86,7 +86,7 @@ class LinuxLimits:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SoftErrors:
     """Mozilla's soft-error list: JSON text written by the crash reporter."""
 

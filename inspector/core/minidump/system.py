@@ -6,12 +6,10 @@ the `system_info` values of rust-minidump's JSON report.
 
 from __future__ import annotations
 
-import datetime
-from dataclasses import dataclass
-
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.format import BreakpadInfoValid, MiscInfoFlag, PlatformId, ProcessorArchitecture
 from inspector.core.minidump.reader import StreamContext, rust_trim
+from inspector.core.record import record
 from inspector.core.types import Cpu, Os
 
 SYSTEM_INFO_SIZE = 56
@@ -92,7 +90,7 @@ _ARM_HWCAPS = (
 _ARM_HWCAP_KNOWN = (1 << 22) - 1  # bits rust-minidump's flag type keeps (up to EVTSTRM)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SystemInfo:
     """MINIDUMP_SYSTEM_INFO plus the strings rust-minidump derives from it."""
 
@@ -206,7 +204,7 @@ class SystemInfo:
         return f"{version} {build}" if build is not None else version
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TimeZone:
     bias: int
     standard_name: tuple[int, ...]
@@ -217,7 +215,7 @@ class TimeZone:
     daylight_bias: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MiscInfo:
     """MINIDUMP_MISC_INFO v1–v5; a field is None when the stream is too old for it or its flag is clear."""
 
@@ -323,7 +321,7 @@ def utf16_units_to_string(units: tuple[int, ...]) -> str | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BreakpadInfo:
     validity: int
     raw_dump_thread_id: int
@@ -340,7 +338,7 @@ class BreakpadInfo:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AssertionInfo:
     """Breakpad's MDRawAssertionInfo (invalid-parameter / pure-virtual-call handlers on Windows)."""
 
@@ -452,6 +450,8 @@ def parse_assertion_info(ctx: StreamContext) -> AssertionInfo:
 
 def format_time_t(value: int) -> str:
     """RFC 3339 UTC time of a Unix time stamp, as rust-minidump prints header and module times."""
+    import datetime  # imported when a time is printed, not by every reader of a dump
+
     moment = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC) + datetime.timedelta(seconds=value)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 

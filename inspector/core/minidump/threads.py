@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
 from inspector.core.minidump.context import CpuContext
@@ -19,6 +18,7 @@ from inspector.core.minidump.reader import (
     read_list_header,
     read_stream_context,
 )
+from inspector.core.record import record
 
 THREAD_SIZE = 48
 #: offset of the context's (size, rva) descriptor in a MINIDUMP_THREAD
@@ -27,7 +27,7 @@ THREAD_NAME_SIZE = 12
 THREAD_INFO_SIZE = 64
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Thread:
     """One MINIDUMP_THREAD with its stack bytes and register context.
 
@@ -50,7 +50,7 @@ class Thread:
     context: CpuContext | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThreadList:
     threads: tuple[Thread, ...]
 
@@ -72,14 +72,14 @@ class ThreadList:
         return found
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThreadName:
     thread_id: int
     name_rva: int
     name: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThreadNames:
     """Thread names; `names` maps thread id -> name (a later entry for the same id wins)."""
 
@@ -90,7 +90,7 @@ class ThreadNames:
         return self.names.get(thread_id)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThreadInfo:
     thread_id: int
     dump_flags: int
@@ -104,7 +104,7 @@ class ThreadInfo:
     affinity: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThreadInfoList:
     entries: tuple[ThreadInfo, ...]
 

@@ -44,7 +44,6 @@ import os
 import queue
 import threading
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
@@ -64,6 +63,7 @@ from inspector.core.process.problems import symbol_problems, walk_problems
 from inspector.core.process.start import check_usable, thread_starts, unwalked_state
 from inspector.core.process.state import Problem, ProcessState, ThreadStart
 from inspector.core.process.tracker import SymbolTracker
+from inspector.core.record import record, replace
 from inspector.core.symbols import Symbolizer, SymbolSupplier
 from inspector.core.unwind import (
     CallStack,
@@ -230,7 +230,7 @@ def _process(
             supplier.close()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _ThreadDone:
     """The walk finished a thread (the progress event is made by the tracker)."""
 

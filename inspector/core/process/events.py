@@ -2,38 +2,37 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from inspector.core.process.state import ModuleSymbolSummary, ProcessState
+from inspector.core.record import record
 from inspector.core.unwind import CallStack, StackFrame
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DumpLoaded:
     """The dump is read; threads have only their context frame, nothing is unwound yet."""
 
     state: ProcessState
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SymbolsLoaded:
     module_index: int
     symbols: ModuleSymbolSummary
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FrameWalked:
     thread_index: int
     frame: StackFrame
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThreadWalked:
     thread_index: int
     call_stack: CallStack
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Progress:
     symbols_requested: int
     symbols_loaded: int
@@ -44,7 +43,7 @@ class Progress:
     downloads_failed: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Finished:
     state: ProcessState
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from inspector.core.record import field, record
 from inspector.core.symbols import IndexCache
 from inspector.core.unwind import WalkOptions, WalkPolicy
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from inspector.core.symbols.server_supplier import SymbolServerOptions
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProcessOptions:
     """What to process a dump with.
 

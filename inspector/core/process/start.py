@@ -6,7 +6,6 @@ starts (`thread_starts`: its context, the exception's for the crashing thread, a
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from inspector.core.dumpfile import as_microdump
@@ -25,6 +24,7 @@ from inspector.core.process.state import (
     SystemSummary,
     ThreadStart,
 )
+from inspector.core.record import replace
 from inspector.core.symbols import SymbolSupplier
 from inspector.core.types import AddressRange, Cpu
 from inspector.core.unwind import (

@@ -8,7 +8,6 @@ window holds the unwalked state of `DumpLoaded` and adds the frames as they arri
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from inspector.core.minidump import (
@@ -25,6 +24,7 @@ from inspector.core.minidump import (
     windows_error_name,
 )
 from inspector.core.minidump.mozilla import ProcLimit
+from inspector.core.record import field, record
 from inspector.core.symbols import (
     DamageReport,
     DownloadState,
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from inspector.core.microdump.dump import MicrodumpInfo
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SystemSummary:
     os: Os
     os_name: str  # JSON `system_info.os`
@@ -58,7 +58,7 @@ class SystemSummary:
         return 8 if self.cpu is Cpu.UNKNOWN else self.cpu.pointer_width
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CrashSummary:
     """The exception: rust-minidump's `crash_info` type and address."""
 
@@ -85,7 +85,7 @@ _STATE_BY_STATUS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModuleSymbolSummary:
     """What became of a module's symbols (frozen; the open symbol file itself stays in the Symbolizer)."""
 
@@ -163,14 +163,14 @@ class ModuleSymbolSummary:
 NOT_REQUESTED = ModuleSymbolSummary(SymbolState.NOT_REQUESTED)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModuleEntry:
     index: int
     module: Module
     symbols: ModuleSymbolSummary = NOT_REQUESTED
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LsbRelease:
     id: str
     release: str
@@ -178,7 +178,7 @@ class LsbRelease:
     description: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Problem:
     """Damage found in the inputs: in the dump (with its offset) or in a symbol file, or a walk cut short.
 
@@ -202,7 +202,7 @@ class ContextSource(enum.Enum):
     THREAD = "thread list"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThreadStart:
     """Where a walk of a thread starts: its context (the exception's for the crashing thread), where
     that context comes from, and the stack memory the walk reads. Known for every thread, also for
@@ -216,7 +216,7 @@ class ThreadStart:
     stack_cut: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProcessState:
     path: str | None
     dump_time: int

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from inspector.core.process.events import Progress, SymbolsLoaded
 from inspector.core.process.state import NOT_REQUESTED, ModuleSymbolSummary, ProcessState
+from inspector.core.record import replace
 from inspector.core.symbols import DownloadState, DownloadStatus, Symbolizer, module_key
 
 if TYPE_CHECKING:

@@ -34,9 +34,10 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+from inspector.core.record import record
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ def unsafe_component_reason(name: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SymbolLookup:
     """One way to ask for a module's file: the three path components and how they were made."""
 

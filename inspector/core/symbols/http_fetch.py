@@ -33,11 +33,11 @@ import re
 import time
 import urllib.parse
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO
 
 from inspector import __version__
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.record import field, record
 
 if TYPE_CHECKING:
     import urllib3
@@ -51,7 +51,7 @@ _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ProgressCallback = Callable[[int, "int | None"], None]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SymbolServer:
     """A symbol server's base URL and the bearer token it wants (never shown in reprs or logs)."""
 
@@ -142,7 +142,7 @@ def redacted(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=host))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FetchPolicy:
     connect_timeout: float = 10.0
     read_timeout: float = 60.0
@@ -161,7 +161,7 @@ class FetchOutcome(enum.Enum):
     FAILED = "failed"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FetchResult:
     outcome: FetchOutcome
     reason: str | None = None
@@ -176,10 +176,13 @@ class _Final(Exception):
     """A failure no retry will fix."""
 
 
+_DEFAULT_POLICY = FetchPolicy()
+
+
 class HttpFetcher:
     """Thread-safe: one pool of connections shared by every download of a run."""
 
-    def __init__(self, policy: FetchPolicy = FetchPolicy(), *, max_connections: int = 4) -> None:
+    def __init__(self, policy: FetchPolicy = _DEFAULT_POLICY, *, max_connections: int = 4) -> None:
         import urllib3
 
         self.policy = policy

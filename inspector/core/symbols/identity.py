@@ -24,8 +24,8 @@ that PE if `match(pe, pdb)` holds (by the PE's CodeView GUID and age).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
+from inspector.core.record import record
 from inspector.core.types import ModuleIdentity
 
 
@@ -40,7 +40,7 @@ class MatchedBy(enum.Enum):
         return self.value.replace(" ", "_")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ObjectIdentity:
     """What a symbol or object file says it is ('' for what it does not say). A `ModuleIdentity`."""
 
@@ -50,7 +50,7 @@ class ObjectIdentity:
     code_id: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SymbolMatch:
     """How a module's symbol file was matched, and what that file says it is."""
 

@@ -47,9 +47,9 @@ import json
 import struct
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from inspector.core.record import record
 from inspector.core.symbols.errors import (
     ChecksumMismatch,
     IdentityMismatch,
@@ -131,7 +131,7 @@ PARALLEL = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SymbolIdentity:
     """What a cached index must match: the `.sym` file's real path, size, mtime and first line."""
 

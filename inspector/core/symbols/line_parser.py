@@ -22,8 +22,8 @@ odd number of fields after the keyword has no call-site file id.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from inspector.core.record import record
 from inspector.core.symbols.records import (
     FunctionRecord,
     ModuleRecord,
@@ -85,7 +85,7 @@ def parse_module(line: bytes) -> ModuleRecord | str:
     return ModuleRecord(text(m[1]), text(m[2]), text(m[3]), text(m[4]))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InfoLine:
     key: str  # "CODE_ID", "GENERATOR", "URL" or another word
     value: str  # the rest of the line after the key
@@ -107,7 +107,7 @@ def parse_file(line: bytes) -> tuple[int, str] | str:
     return file_id, text(m[2])
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InlineOriginLine:
     origin_id: int
     name: str
@@ -161,7 +161,7 @@ def parse_line_record(line: bytes) -> tuple[int, int, int, int] | str:
     return int(m[1], 16), int(m[2], 16), line_no, file_id
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InlineLine:
     depth: int
     call_line: int
@@ -222,7 +222,7 @@ def parse_stack_cfi_raw(line: bytes) -> tuple[int, bytes] | str:
     return int(m[1], 16), m[2]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StackWinLine:
     type_char: str  # one hex digit; only "0" and "4" are used
     address: int

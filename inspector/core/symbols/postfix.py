@@ -39,8 +39,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 
+from inspector.core.record import field, record
 from inspector.core.symbols.records import StackWinRecord
 
 MAX_TOKENS = 10_000
@@ -55,7 +55,7 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 _BINARY = frozenset("+-*/%@")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MemoryRead:
     address: int
     size: int
@@ -66,7 +66,7 @@ class MemoryRead:
 StackItem = int | str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PostfixStep:
     """The state after one token."""
 
@@ -76,7 +76,7 @@ class PostfixStep:
     assignment: tuple[str, int | None] | None = None  # STACK WIN `=`: (variable, value; None = deleted)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PostfixResult:
     """The outcome of one expression: a value (CFI), final variables (WIN), the trace, or why it failed."""
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from inspector.core.record import field, record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModuleRecord:
     """`MODULE <os> <cpu> <debug id> <debug file>` (the debug file may contain spaces)."""
 
@@ -22,7 +23,7 @@ class ModuleRecord:
     debug_file: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SymbolInfo:
     """The `INFO` lines: `CODE_ID <id> [<code file>]`, `GENERATOR <text>`, `URL <url>` (last one wins)."""
 
@@ -36,7 +37,7 @@ class SymbolInfo:
     mangled_names: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FunctionRecord:
     """`FUNC [m] <address> <size> <parameter size> <name>`."""
 
@@ -47,7 +48,7 @@ class FunctionRecord:
     multiple: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PublicRecord:
     """`PUBLIC [m] <address> <parameter size> <name>`; PUBLICs have no size."""
 
@@ -57,7 +58,7 @@ class PublicRecord:
     multiple: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SourceLine:
     """A line record of the FUNC covering the address: `<address> <size> <line> <file id>`."""
 
@@ -68,7 +69,7 @@ class SourceLine:
     file: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InlineCall:
     """One level of the inline chain at an address.
 
@@ -89,7 +90,7 @@ class InlineCall:
     call_line: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InlineFrameSymbol:
     """An inlined frame as rust-minidump's `fill_symbol` adds it (line `None` = unknown)."""
 
@@ -98,7 +99,7 @@ class InlineFrameSymbol:
     source_line: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FrameSymbol:
     """Exactly what rust-minidump's `fill_symbol` fills in for one frame.
 
@@ -124,7 +125,7 @@ class FrameSymbol:
     multiple: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CfiRow:
     """One STACK CFI row: the INIT row or a delta row. `rules` is the rule text as written."""
 
@@ -132,7 +133,7 @@ class CfiRow:
     rules: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CfiLookup:
     """The STACK CFI INIT block covering an address and the rules in force there.
 
@@ -166,7 +167,7 @@ class StackWinType(enum.IntEnum):
     FRAME_DATA = 4
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StackWinRecord:
     """`STACK WIN <type> <address> <size> <prologue> <epilogue> <params> <saved regs> <locals>
     <max stack> <has program> <program string | allocates base pointer>`.
@@ -222,14 +223,14 @@ class DamageKind(enum.Enum):
 _RUST_MINIDUMP_TOLERATES = frozenset({DamageKind.STACK_WIN_TYPE_MISMATCH, DamageKind.NO_MODULE_LINE})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DamagedLine:
     line_number: int  # 1-based
     kind: DamageKind
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DamageReport:
     """Damaged lines of one `.sym` file, by kind, with a few examples.
 
@@ -279,7 +280,7 @@ class DamageReport:
         return f"{self.total} damaged line{'s' if self.total != 1 else ''} ({parts})"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RecordCounts:
     """How many records of each indexed kind a file has (after rust-minidump's filtering)."""
 
@@ -310,7 +311,7 @@ class DownloadState(enum.Enum):
         return self not in (DownloadState.QUEUED, DownloadState.DOWNLOADING)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ServerAttempt:
     """One request for a module's file: the URL (never a token), and what came of it."""
 
@@ -319,7 +320,7 @@ class ServerAttempt:
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DownloadStatus:
     """A module's download: state, the URL the file came from, why it failed, what was tried.
 

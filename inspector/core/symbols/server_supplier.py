@@ -35,11 +35,11 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import Cancelled
+from inspector.core.record import field, record
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.download_cache import DownloadCache, SymbolLookup, UnsafePath
 from inspector.core.symbols.http_fetch import (
@@ -67,7 +67,7 @@ from inspector.core.types import ModuleIdentity
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SymbolServerOptions:
     """Symbol servers and how to use them.
 

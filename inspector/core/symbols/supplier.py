@@ -36,11 +36,11 @@ import os
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.record import record
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.identity import (
@@ -105,13 +105,13 @@ def code_id_path(module: ModuleIdentity) -> str | None:
     return None if components is None else "/".join(components)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathProblem:
     path: str
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Located:
     """Where a module's symbol file is (`path` None: nowhere), what was tried, and how it was found."""
 
@@ -132,7 +132,7 @@ class SymbolStatus(enum.Enum):
     UNREADABLE = "unreadable"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(eq=False)
 class ModuleSymbols:
     """The outcome of getting a module's symbols.
 

@@ -12,14 +12,14 @@ import os
 import threading
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from inspector.core.record import record
 from inspector.core.symbols import line_parser
 from inspector.core.symbols.index_format import IndexImage, Section
 from inspector.core.symbols.records import CfiRow
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Inlinee:
     depth: int
     address: int

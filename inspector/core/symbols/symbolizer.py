@@ -26,9 +26,9 @@ The modules' files stay open until `close()`.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.record import record
 from inspector.core.symbols.records import CfiLookup, FrameSymbol, StackWinRecord
 from inspector.core.symbols.supplier import ModuleSymbols, SymbolSupplier
 from inspector.core.types import ModuleIdentity
@@ -41,7 +41,7 @@ def module_key(module: ModuleIdentity) -> ModuleKey:
     return (module.code_file, module.code_id, module.debug_file, module.debug_id)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SymbolProgress:
     """Modules whose symbols were asked for, and how many of those loads have finished."""
 

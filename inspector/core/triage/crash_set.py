@@ -8,16 +8,16 @@ same way whatever ran them: biggest group first, then by signature.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from inspector.core.record import record
 from inspector.core.triage.dump import CrashTriage
 
 if TYPE_CHECKING:
     from inspector.core.report.json_report import JsonValue
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SignatureGroup:
     """The dumps sharing a signature, in the order they were found."""
 

@@ -20,10 +20,10 @@ import os
 import stat
 import struct
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import BinaryIO
 
 from inspector.core.dumpfile import SNIFF_BYTES, DumpKind, sniff_dump_kind
+from inspector.core.record import record
 
 #: Names a crash reporter gives minidumps; a file named so that is not one is reported.
 DUMP_SUFFIXES = (".dmp", ".mdmp")
@@ -41,7 +41,7 @@ def dump_kind(head: bytes) -> str | None:
     return None if kind is DumpKind.UNKNOWN else kind.value
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FoundDump:
     """A path to triage, as found (the input joined with the path inside a folder).
 

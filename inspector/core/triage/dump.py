@@ -24,12 +24,12 @@ import logging
 import os
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import Cancelled, InspectorError
 from inspector.core.process import ProcessOptions, ProcessState, process
+from inspector.core.record import record, replace
 from inspector.core.symbols import KeptSymbolSupplier
 from inspector.core.types import format_address
 
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 TOP_FRAMES = 10
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TriageOptions:
     """What every dump of a batch is walked with (picklable: it travels to the workers).
 
@@ -105,7 +105,7 @@ class TriageOptions:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CrashTriage:
     """What triage needs of one dump. `to_json()` is its entry in the `triage --json` document.
 

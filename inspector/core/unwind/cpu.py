@@ -10,15 +10,15 @@ callee-saved set from here instead of from module constants of their own.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from inspector.core.record import record
 from inspector.core.types import Cpu
 
 #: A per-CPU pre-filter for scanned words: None if the value may be a return address, else why not.
 Prefilter = Callable[[int], "str | None"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CpuDescription:
     """Register names, word size, callee-saved set and instruction adjustment of one CPU.
 

@@ -9,9 +9,9 @@ thread's stack.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
 from inspector.core.minidump import CpuContext, MemoryRegion, Module, ModuleList
+from inspector.core.record import record
 from inspector.core.symbols import FrameSymbol, SymbolFile, Symbolizer
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind.options import WalkOptions
@@ -52,7 +52,7 @@ class StackMemory:
         return MemoryWord(address, width, self.read(address, width), role, register)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CandidateVerdict:
     """Whether a stack word looks like a return address, with the module/symbol that decided it."""
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from inspector.core.minidump import CpuContext, Module
+from inspector.core.record import record
 from inspector.core.symbols import FrameSymbol
 from inspector.core.types import AddressRange
 from inspector.core.unwind.trace import Termination, UnwindStep
@@ -47,7 +47,7 @@ _DESCRIPTIONS = {
 INLINE_DESCRIPTION = "inlining"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InlineFrame:
     """A function inlined at a frame's instruction (from the INLINE records); line None = unknown."""
 
@@ -56,7 +56,7 @@ class InlineFrame:
     line: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnloadedHit:
     """An unloaded module that covered a frame's instruction, and the offsets into it."""
 
@@ -64,7 +64,7 @@ class UnloadedHit:
     offsets: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StackFrame:
     """One physical frame.
 
@@ -135,7 +135,7 @@ class CallStackInfo(enum.Enum):
     DUMP_THREAD_SKIPPED = "dump thread skipped"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CallStack:
     """A walked thread: its frames (innermost first), why the walk stopped, and what it read."""
 

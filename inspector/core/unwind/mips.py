@@ -5,9 +5,8 @@ MIPS32 works in 4-byte words (rust-minidump's Mips32Context), MIPS64 in 8-byte w
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from inspector.core.minidump import CpuContext
+from inspector.core.record import replace
 from inspector.core.types import Cpu
 from inspector.core.unwind.cfi import cfi_strategy
 from inspector.core.unwind.cpu import CpuDescription

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+
+from inspector.core.record import record, replace
 
 
 class WalkPolicy(enum.Enum):
@@ -38,7 +39,7 @@ DEFAULT_SCAN_WORDS = 40
 EXTENDED_SCAN_WORDS = DEFAULT_SCAN_WORDS * 4
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PolicyRules:
     """What a policy fixes, as data; the strategies each CPU tries per policy are in its module.
 
@@ -81,7 +82,7 @@ POLICY_RULES: dict[WalkPolicy, PolicyRules] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WalkOptions:
     """Options for walking one dump; immutable so it can cross threads.
 
@@ -127,7 +128,7 @@ class WalkOptions:
     def rust_minidump_main(cls, **changes: object) -> WalkOptions:
         """rust-minidump's current main branch instead of release 0.25.0 (all three later changes on)."""
         options = cls(extended_scan_after_cfi=True, windows_frame_pointer_probe=True, arm64_lr_recovery=True)
-        return replace(options, **changes)  # type: ignore[arg-type]
+        return replace(options, **changes)
 
     @property
     def rules(self) -> PolicyRules:

@@ -17,8 +17,8 @@ readable stack memory or when the address would overflow the pointer width.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from inspector.core.record import record
 from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust
@@ -28,7 +28,7 @@ from inspector.core.unwind.trace import Check, MemoryWord, ScanCandidate, ScanDe
 __all__ = ["DEFAULT_SCAN_WORDS", "EXTENDED_SCAN_WORDS", "Prefilter", "ScanResult", "scan_stack", "scan_words"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScanResult:
     detail: ScanDetail
     address: int | None  # where the accepted word is

@@ -12,9 +12,9 @@ all and leaves no trace); the frame below the callee is `walk.grand_callee`. The
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
 from inspector.core.minidump import CpuContext
+from inspector.core.record import field, record
 from inspector.core.unwind.cpu import CpuDescription
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust, StackFrame
@@ -23,7 +23,7 @@ from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words
 from inspector.core.unwind.trace import Check, Outcome, Strategy, StrategyAttempt, TerminationReason
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class ThreadWalk:
     """Mutable state of one thread's walk (never leaves the walking thread)."""
 
@@ -54,7 +54,7 @@ class ThreadWalk:
         return f"scanning is disabled after {self.env.options.scanned_frame_limit} scanned frames"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StrategyResult:
     """What one strategy did: its attempt record(s) and, on success, the caller's context and trust."""
 
@@ -117,7 +117,7 @@ def scanned_caller(result: ScanResult, make_caller: Callable[[int, int], CpuCont
     return StrategyResult((attempt,), caller, FrameTrust.SCAN)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CallerSearch:
     attempts: tuple[StrategyAttempt, ...]
     chosen: int | None
@@ -144,7 +144,7 @@ def first_success(
     return CallerSearch(tuple(attempts), None, None, None)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PostCheck:
     check: Check
     reason: TerminationReason
@@ -228,7 +228,7 @@ def leaf_tolerant_sp(
 PostCheckFunction = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], PostCheck]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CpuUnwinder:
     """What the walk loop needs from a per-CPU module: its description and, per policy, the
     strategies to try and the checks a caller must pass."""

@@ -24,8 +24,8 @@ Everything is frozen: a walk's trace can be handed to another thread as it is.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
+from inspector.core.record import record
 from inspector.core.symbols import CfiRow, PostfixResult, StackWinRecord
 
 
@@ -49,7 +49,7 @@ class Outcome(enum.Enum):
     SKIPPED = "not tried"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MemoryWord:
     """One word read from stack memory (`value` None: not readable) and what it was read as.
 
@@ -65,7 +65,7 @@ class MemoryWord:
     register: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Check:
     """One sanity check and whether it passed."""
 
@@ -85,7 +85,7 @@ class RuleEffect(enum.Enum):
     FAILED = "evaluation failed: CFI unusable"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RuleEvaluation:
     """One STACK CFI rule as the walk evaluated it, in evaluation order (`.cfa`, `.ra`, the rest).
 
@@ -101,7 +101,7 @@ class RuleEvaluation:
     target: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CfiDetail:
     """A STACK CFI evaluation: the rows in force and every rule's evaluation."""
 
@@ -116,7 +116,7 @@ class CfiDetail:
     note: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScanCandidate:
     """A stack word examined as a possible return address."""
 
@@ -128,7 +128,7 @@ class ScanCandidate:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScanDetail:
     """One stack scan: the window, every candidate, and the frame-pointer recovery after a hit."""
 
@@ -154,7 +154,7 @@ class ScanDetail:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FramePointerProbe:
     """One frame-pointer position tried: `offset` bytes above the callee's frame pointer."""
 
@@ -164,14 +164,14 @@ class FramePointerProbe:
     accepted: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FramePointerDetail:
     register: str
     value: int
     probes: tuple[FramePointerProbe, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StackWinDetail:
     """A STACK WIN evaluation (rust-minidump's, or Breakpad's with its heuristics)."""
 
@@ -190,7 +190,7 @@ class StackWinDetail:
 AttemptDetail = CfiDetail | StackWinDetail | FramePointerDetail | ScanDetail | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StrategyAttempt:
     strategy: Strategy
     outcome: Outcome
@@ -202,7 +202,7 @@ class StrategyAttempt:
         return StrategyAttempt(self.strategy, outcome, reason, self.detail, self.registers)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnwindStep:
     """How the caller of frame `callee_index` was looked for (and, if `chosen` is set, found)."""
 
@@ -229,7 +229,7 @@ class TerminationReason(enum.Enum):
     DUMP_THREAD_SKIPPED = "the thread wrote the dump and is not walked"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Termination:
     """Why a walk stopped; `step` is the last unwind step (with its failed or rejected attempts)."""
 

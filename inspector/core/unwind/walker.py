@@ -19,14 +19,14 @@ stack cannot hang the walk.
 
 from __future__ import annotations
 
+import importlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.minidump import CpuContext, MemoryRegion, Module, UnloadedModuleList
 from inspector.core.symbols import FrameSymbol
 from inspector.core.types import Cpu
-from inspector.core.unwind import amd64, arm, arm64, mips, x86
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust, InlineFrame, StackFrame, UnloadedHit
 from inspector.core.unwind.step import CpuUnwinder, ThreadWalk
@@ -34,14 +34,38 @@ from inspector.core.unwind.trace import Outcome, Termination, TerminationReason,
 
 log = logging.getLogger(__name__)
 
-UNWINDERS: dict[Cpu, CpuUnwinder] = {
-    Cpu.AMD64: amd64.UNWINDER,
-    Cpu.X86: x86.UNWINDER,
-    Cpu.ARM: arm.UNWINDER,
-    Cpu.ARM64: arm64.UNWINDER,
-    Cpu.MIPS: mips.UNWINDER,
-    Cpu.MIPS64: mips.UNWINDER_64,
-}
+
+class _Unwinders(Mapping[Cpu, CpuUnwinder]):
+    """Each CPU's unwinder, its module imported when a dump of that CPU is walked (not at start-up)."""
+
+    def __init__(self, where: dict[Cpu, tuple[str, str]]) -> None:
+        self._where = where
+        self._loaded: dict[Cpu, CpuUnwinder] = {}
+
+    def __getitem__(self, cpu: Cpu) -> CpuUnwinder:
+        unwinder = self._loaded.get(cpu)
+        if unwinder is None:
+            module, name = self._where[cpu]
+            unwinder = self._loaded[cpu] = getattr(importlib.import_module(module), name)
+        return unwinder
+
+    def __iter__(self) -> Iterator[Cpu]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+UNWINDERS: Mapping[Cpu, CpuUnwinder] = _Unwinders(
+    {
+        Cpu.AMD64: ("inspector.core.unwind.amd64", "UNWINDER"),
+        Cpu.X86: ("inspector.core.unwind.x86", "UNWINDER"),
+        Cpu.ARM: ("inspector.core.unwind.arm", "UNWINDER"),
+        Cpu.ARM64: ("inspector.core.unwind.arm64", "UNWINDER"),
+        Cpu.MIPS: ("inspector.core.unwind.mips", "UNWINDER"),
+        Cpu.MIPS64: ("inspector.core.unwind.mips", "UNWINDER_64"),
+    }
+)
 
 #: Trusts Breakpad counts as scanned (it stops scanning after 2^14 of them).
 _SCANNED = frozenset({FrameTrust.SCAN, FrameTrust.CFI_SCAN, FrameTrust.NONE})

@@ -1,0 +1,120 @@
+"""`@record`: the engine's value classes behave as the frozen dataclasses they replaced."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+import pytest
+
+from inspector.core import record as record_module
+from inspector.core.record import field, record, replace
+
+
+@record
+class Point:
+    x: int
+    y: int = 0
+    tags: list[str] = field(default_factory=list)
+    note: str = field(default="", repr=False, compare=False)
+
+
+@record
+class Labelled(Point):
+    label: str = "p"
+    size: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", len(self.label))
+
+
+@record
+class Pair:
+    a: int
+    b: str = field(default="", compare=False)
+
+
+@record(eq=False)
+class Identity:
+    value: int
+
+
+@record(frozen=False)
+class Mutable:
+    value: int
+
+
+def test_construction_defaults_factories_and_post_init_match_in_both_init_tiers() -> None:
+    seen = []
+    for _ in range(record_module._COMPILE_AFTER + 3):
+        a = Labelled(1, label="abc")
+        b = Labelled(x=1, y=0, tags=[], note="other", label="abc")
+        seen.append((a, b, a.size, b.tags is not a.tags))
+    assert "Labelled.__init__" in Labelled.__init__.__qualname__  # compiled by now
+    for a, b, size, fresh_list in seen:
+        assert a == b  # `note` is not compared
+        assert size == 3
+        assert fresh_list
+        assert (a.x, a.y, a.tags, a.label) == (1, 0, [], "abc")
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (Point, "missing"),
+        (lambda: Point(1, 2, [], "n", "extra"), "positional arguments"),
+        (lambda: Point(1, x=2), "multiple values"),
+        (lambda: Point(1, colour=3), "unexpected keyword argument 'colour'"),
+        (lambda: Labelled(1, size=3), "unexpected keyword argument 'size'"),
+    ],
+)
+def test_bad_arguments_raise_type_error_in_both_init_tiers(call: object, message: str) -> None:
+    for _ in range(record_module._COMPILE_AFTER + 2):
+        with pytest.raises(TypeError, match=message):
+            call()  # type: ignore[operator]
+        Point(0)  # moves the class towards its compiled __init__
+
+
+def test_frozen_value_semantics() -> None:
+    p = Point(1, 2, ["a"], note="x")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.x = 3  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del p.y  # type: ignore[misc]
+    assert p == Point(1, 2, ["a"], note="y")
+    assert p != Point(1, 3, ["a"])
+    assert Point(1) != Labelled(1)  # another class is never equal, like a dataclass
+    assert hash(Pair(4, "x")) == hash(Pair(4, "y"))
+    assert {Pair(4, "x"), Pair(4, "y"), Pair(5)} == {Pair(4), Pair(5)}
+    assert repr(p) == "Point(x=1, y=2, tags=['a'])"
+    assert not hasattr(p, "__dict__")
+    assert Identity(1) != Identity(1)
+    m = Mutable(1)
+    m.value = 2
+    assert m == Mutable(2)
+    with pytest.raises(TypeError):
+        hash(m)
+
+
+def test_pickle_copy_and_the_dataclasses_functions_still_work() -> None:
+    a = Labelled(3, 4, ["t"], label="xy")
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert pickle.loads(pickle.dumps(a)).size == 2
+    assert copy.deepcopy(a) == a
+    assert dataclasses.is_dataclass(a)
+    assert [f.name for f in dataclasses.fields(a)] == ["x", "y", "tags", "note", "label", "size"]
+    assert dataclasses.asdict(Point(1, 2)) == {"x": 1, "y": 2, "tags": [], "note": ""}
+    assert dataclasses.replace(a, x=9) == Labelled(9, 4, ["t"], label="xy")
+    assert replace(a, label="abcd").size == 4
+    with pytest.raises(ValueError, match="init=False"):
+        replace(a, size=1)
+
+
+def test_a_default_before_a_required_field_is_refused() -> None:
+    with pytest.raises(TypeError, match="non-default argument 'b'"):
+
+        @record
+        class Bad:
+            a: int = 0
+            b: int
