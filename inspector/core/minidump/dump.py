@@ -39,7 +39,6 @@ from inspector.core.minidump.exception import (
     parse_exception,
 )
 from inspector.core.minidump.facts import ProcessFacts
-from inspector.core.minidump.file_kinds import describe_non_minidump
 from inspector.core.minidump.format import (
     DIRECTORY_ENTRY_SIZE,
     HEADER_SIZE,
@@ -114,6 +113,9 @@ _PARSE_FAILURES = (struct.error, IndexError, ValueError, OverflowError, KeyError
 
 
 def _describe_non_minidump(data: memoryview) -> str:
+    # Only a file that is not a minidump needs its kind named.
+    from inspector.core.minidump.file_kinds import describe_non_minidump
+
     return describe_non_minidump(bytes(data[:65536]))
 
 

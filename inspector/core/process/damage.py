@@ -8,11 +8,10 @@ the window's Summary and the HTML report lead with the same words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from inspector.core.minidump import StreamType
 from inspector.core.minidump.format import stream_type_name
 from inspector.core.process.state import ProcessState
+from inspector.core.record import record
 
 #: Streams whose loss changes what the report can say (others are listed in Problems only).
 _KEY_STREAMS = {
@@ -23,7 +22,7 @@ _KEY_STREAMS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DumpDamage:
     """The consequences of the dump problems of a state (empty when the dump read cleanly)."""
 

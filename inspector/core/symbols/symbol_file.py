@@ -44,12 +44,12 @@ import stat
 import threading
 from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import SymbolError
+from inspector.core.record import replace
 from inspector.core.symbols import line_parser
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.errors import SymbolFileUnreadable

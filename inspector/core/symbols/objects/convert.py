@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.record import record
 from inspector.core.symbols.objects.breakpad_text import (
     ModuleText,
     add_section_symbols,
@@ -26,7 +26,7 @@ from inspector.core.symbols.objects.symcache_reader import read_symcache
 CONVERTER_VERSION = 2  # 2: C++ names kept mangled (INFO NAMES mangled)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Converted:
     """What a conversion wrote: the CFI's origins and what kinds of records there are."""
 

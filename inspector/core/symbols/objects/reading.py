@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inspector.core.record import field, record
 from inspector.core.symbols.objects.errors import ObjectSupportMissing, ObjectUnreadable
 
 #: files smaller than this cannot be an object with anything useful in it
@@ -61,7 +61,7 @@ def breakpad_debug_id(debug_id: str) -> str:
     return f"{uuid}{age.upper().lstrip('0') or '0'}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ObjectInfo:
     """One object in a file, as symbolic sees it."""
 

@@ -28,11 +28,11 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.record import record
 from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, leaf, match
 from inspector.core.symbols.objects.errors import ObjectUnreadable
 from inspector.core.types import ModuleIdentity
@@ -89,7 +89,7 @@ def build_id_of(module: ModuleIdentity) -> str | None:
     return code_id
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FoundObject:
     """An object file that matches a module, and where it was found."""
 
@@ -100,7 +100,7 @@ class FoundObject:
     matched_by: MatchedBy = MatchedBy.DEBUG_ID
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Entry:
     path: str
     size: int
