@@ -60,10 +60,33 @@ def test_problems_with_a_symbol_path_that_lacks_the_files(
     qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes, tmp_path: Path
 ) -> None:
     window = make_window(qtbot, settings, session_symbol_paths=(tmp_path,))
+    # this machine's own libc may match the dump's (same image): the count must not depend on the host
+    window.session.local_modules = False
     load(qtbot, window.session, sample_dump())
     text = window.problem_pane.empty.text()
     assert text == (
         "No damage found in the dump or its symbol files, but 3 modules with frames lack symbols "
+        "(see Modules)."
+    )
+
+
+def test_problems_say_one_module_lacks_symbols_in_the_singular(
+    qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes, tmp_path: Path
+) -> None:
+    # only the crashing program's .sym file is missing: the walk's other frames have symbols
+    store = tmp_path / "store"
+    for sym in sample_symbols().rglob("*.sym"):
+        if not sym.name.startswith("render_farm"):
+            target = store / sym.relative_to(sample_symbols())
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(sym.read_bytes())
+    window = make_window(qtbot, settings, session_symbol_paths=(store,))
+    window.session.local_modules = False
+    load(qtbot, window.session, sample_dump())
+    lacking = window.session.document.modules_lacking_symbols()  # type: ignore[union-attr]
+    assert len(lacking) == 1, lacking
+    assert window.problem_pane.empty.text() == (
+        "No damage found in the dump or its symbol files, but 1 module with frames lacks symbols "
         "(see Modules)."
     )
 

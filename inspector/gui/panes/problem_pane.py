@@ -70,9 +70,9 @@ def _empty_text(doc: Document | None) -> str:
         )
     lacking = doc.modules_lacking_symbols()
     if lacking:
-        noun = "module" if len(lacking) == 1 else "modules"
+        noun, verb = ("module", "lacks") if len(lacking) == 1 else ("modules", "lack")
         return (
             f"No damage found in the dump or its symbol files, but {len(lacking)} {noun} with frames "
-            "lack symbols (see Modules)."
+            f"{verb} symbols (see Modules)."
         )
     return "No problems: the dump and its symbols read cleanly."
