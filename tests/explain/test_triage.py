@@ -20,6 +20,7 @@ from inspector.core.explain.triage import (
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.report.human import render_human
 from inspector.core.report.short_names import collapse_templates, shortened_forms
+from inspector.core.unwind import StackFrame
 from inspector.resources import sample_dump, sample_symbols
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "crashes"
@@ -65,9 +66,28 @@ def test_guesses_and_system_libraries() -> None:
     state = walk("cxx_terminate")
     frames = state.threads[0].frames
     names = [f.function_name for f in frames]
+    functions = {
+        entry.module.code_file: entry.symbols.functions for entry in state.modules if entry.symbols.loaded
+    }
+    assert functions["libstdc++.so.6"] == 0 and functions["libgcc_s.so.1"] == 0  # PUBLIC names only
+    assert functions[frames[-1].module.code_file] > 0  # our binary has FUNCs
+
+    def has_functions(frame: StackFrame) -> bool:
+        return frame.module is None or functions.get(frame.module.code_file) != 0
+
     guess = names.index("__cxa_throw_bad_array_new_length")
-    assert is_guess(frames[guess])  # a PUBLIC symbol 0x552 bytes below: libstdc++'s internals
-    assert is_guess(frames[-1]) and frames[-1].function_name == "_start"  # PUBLIC only, in our binary too
+    # a PUBLIC symbol 0x552 bytes below, in a library whose symbols name no function: a guess
+    assert frames[guess].function_offset == 0x552 and is_guess(frames[guess], has_functions(frames[guess]))
+    # the same name in a module with FUNCs would be near enough to be the function itself
+    assert not is_guess(frames[guess], module_has_functions=True)
+    # far from the PUBLIC below: a guess wherever it is
+    far = names.index("_Unwind_GetTextRelBase")
+    assert frames[far].function_offset == 0x1ed3 and is_guess(frames[far], module_has_functions=True)
+    # `_start` is PUBLIC only, a few bytes in, in our binary that has FUNCs: the symbol itself
+    assert frames[-1].function_name == "_start" and frames[-1].symbol.from_public
+    assert not is_guess(frames[-1], has_functions(frames[-1]))
+    # FUNC names are never guesses
+    assert not any(is_guess(f, has_functions(f)) for f in frames if f.symbol and not f.symbol.from_public)
     own = first_own_frame(frames)
     assert (
         own is not None

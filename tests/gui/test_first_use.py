@@ -134,11 +134,33 @@ def test_guesses_and_the_first_frame_of_your_code_are_marked(terminate: MainWind
     }
     guess = rows["__cxa_throw_bad_array_new_length"]
     assert guess.data(Qt.ItemDataRole.FontRole).italic()
-    assert "A guess" in guess.data(Qt.ItemDataRole.ToolTipRole)
+    assert "A guess: the module's symbols name no function" in guess.data(Qt.ItemDataRole.ToolTipRole)
+    far = rows["_Unwind_GetTextRelBase"]  # 0x1ed3 past the PUBLIC below it
+    assert far.data(Qt.ItemDataRole.FontRole).italic()
+    # `_start` is a PUBLIC name a few bytes in, in our binary whose symbols have FUNCs: not a guess
+    start = rows["_start"]
+    assert start.data(Qt.ItemDataRole.FontRole) is None or not start.data(Qt.ItemDataRole.FontRole).italic()
+    assert "A guess" not in start.data(Qt.ItemDataRole.ToolTipRole)
     own = next(index for name, index in rows.items() if name.startswith("parse_number("))
     assert own.data(Qt.ItemDataRole.FontRole).bold()
     assert "first frame in your code" in own.data(Qt.ItemDataRole.ToolTipRole)
     assert model.frames[model.first_own_frame].function_name.startswith("parse_number(")
+
+
+def test_guesses_on_the_sample(window: MainWindow, qtbot: QtBot) -> None:
+    """The sample's libc.so.6.sym has PUBLIC names only: its names are marked; FUNC names never are."""
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(sample_dump()))
+    window.session.select_thread(0)
+    model = window.frame_pane.model
+    marked = {}
+    for r in range(model.rowCount()):
+        index = model.index(r, M.COL_FUNCTION)
+        font = index.data(Qt.ItemDataRole.FontRole)
+        frame = model.frames[model.frame_ref_of(index)[0]]
+        marked[frame.function_name] = (font is not None and font.italic(), frame.module.code_file)
+    assert marked["__pthread_clockjoin_ex"][0]  # libc: a PUBLIC name in a module without FUNCs
+    assert not marked["main"][0]  # a FUNC of render_farm
+    assert all(guess == ("libc.so" in module) for guess, module in marked.values()), marked
 
 
 def test_the_normal_end_of_a_stack_is_not_an_error(terminate: MainWindow) -> None:

@@ -8,7 +8,10 @@ window shows these marks; the reports keep rust-minidump's text.
   first, before its physical frame (`report_numbers`); every view numbers frames this way.
 * **Guesses.** A name from a PUBLIC record (no FUNC covers the address) is the nearest exported
   symbol below it: right for an exported function, but for an unexported one it names a
-  neighbour, often far away (`__nss_database_lookup + 0x15a98`).
+  neighbour, often far away (`__nss_database_lookup + 0x15a98`). It is marked a guess when the
+  offset is larger than a function usually is (`GUESS_OFFSET`), or when the module's symbols have
+  no FUNC records at all (PUBLIC names only: any unexported function there takes a neighbour's
+  name). A PUBLIC name a few bytes into a module that has FUNCs is the symbol itself (`_start`).
 * **Your code.** A module is the system's when it lives in a system folder (`/lib`, `/usr/lib`,
   `C:\\Windows`, `/System/Library`, …) or is a well-known runtime library (libc, libstdc++,
   ntdll, …); every other module is the program's own (`first_own_frame`).
@@ -32,6 +35,8 @@ from inspector.core.unwind import StackFrame, Termination, TerminationReason
 
 #: equal frames in a row that count as a recursion (and collapse in the window)
 RECURSION_MIN = 8
+#: a PUBLIC name this far below the address is likely another function's
+GUESS_OFFSET = 0x1000
 #: a crashing stack this deep is called a stack overflow
 OVERFLOW_FRAMES = 1000
 
@@ -111,9 +116,15 @@ def first_own_frame(frames: Sequence[StackFrame]) -> int | None:
     return next((f.index for f in frames if is_own_frame(f)), None)
 
 
-def is_guess(frame: StackFrame) -> bool:
-    """The frame's name is the nearest PUBLIC symbol below the address, which may be another function."""
-    return frame.symbol is not None and frame.symbol.from_public
+def is_guess(frame: StackFrame, module_has_functions: bool = True) -> bool:
+    """The frame's name is the nearest PUBLIC symbol below the address and likely another function's:
+    far below it, or in a module whose symbols name no function by a FUNC record. A FUNC's name is
+    never a guess."""
+    symbol = frame.symbol
+    if symbol is None or not symbol.from_public:
+        return False
+    offset = frame.function_offset
+    return not module_has_functions or offset is None or offset > GUESS_OFFSET
 
 
 @record
