@@ -231,3 +231,21 @@ def test_registers_at_each_step_hold_their_values_then_or_are_pending(
     assert model.index(row, RegisterTableModel.COL_STATE).data() == "pending"
     assert model.index(row, RegisterTableModel.COL_VALUE).data() == "…"
     assert model.index(row, RegisterTableModel.COL_SOURCE).data() == ""
+
+
+def test_the_stack_layout_numbers_frames_as_the_report(templates: MainWindow, qtbot: QtBot) -> None:
+    """Its frame axis reads the copied report's numbers (inline frames take numbers of their own)."""
+    plot = templates.plot_pane
+    templates.session.select_thread(0)
+    plot.redraw()
+    copied = report_lines(templates.frame_pane.copy_stack())
+    axis = plot.frame_axis
+    frames = templates.frame_pane.model.frames
+    rows = [0, 1, 2, 150, len(frames) - 1]
+    labels = axis.tickStrings([float(r) for r in rows], 1.0, 1.0)
+    assert labels[:2] == ["9", "11"]  # nine inline frames before physical frame 0, one before frame 1
+    for row, label in zip(rows, labels, strict=True):
+        function = frames[row].function_name or ""
+        assert function[:30] in copied[int(label)], (row, label)
+    assert axis.tickStrings([0.5], 1.0, 0.5) == [""]  # no frame between rows
+    assert "(frame 9's stack pointer)" in plot.plot.getPlotItem().getAxis("bottom").labelText
