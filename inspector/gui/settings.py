@@ -42,6 +42,9 @@ _SERVERS = "symbols/servers"
 _OFFLINE = "symbols/offline"
 _DOWNLOAD_TIMEOUT = "symbols/download_timeout"
 DEFAULT_DOWNLOAD_TIMEOUT = 1000.0
+_COLOR_SCHEME = "appearance/color_scheme"
+#: what View › Dark Mode saved: "system" (follow the desktop), "light" or "dark"
+COLOR_SCHEMES = ("system", "light", "dark")
 _WALK_POLICY = "walk/policy"
 #: the walk's switches (`WalkOptions` fields of the same names), each under `walk/<name>`
 WALK_SWITCHES = (
@@ -264,6 +267,17 @@ class Settings:
         self.store.setValue(_WALK_POLICY, options.policy.value)
         for name in WALK_SWITCHES:
             self.store.setValue(f"walk/{name}", bool(getattr(options, name)))
+
+    # ---- appearance ----
+
+    @property
+    def color_scheme(self) -> str:
+        value = str(self.store.value(_COLOR_SCHEME, "system"))
+        return value if value in COLOR_SCHEMES else "system"
+
+    @color_scheme.setter
+    def color_scheme(self, value: str) -> None:
+        self.store.setValue(_COLOR_SCHEME, value if value in COLOR_SCHEMES else "system")
 
     # ---- memory pane ----
 

@@ -305,10 +305,13 @@ class WindowExtras:
 
     @Slot(bool)
     def set_dark_mode(self, dark: bool) -> None:
-        """Force the dark (or light) palette for this run, as `--color-scheme` does."""
+        """Force the dark (or light) palette, as `--color-scheme` does, and keep the choice for the next
+        start."""
         app = QApplication.instance()
         assert isinstance(app, QApplication)
         self.window.color_scheme = "dark" if dark else "light"
+        self.window.settings.color_scheme = self.window.color_scheme
+        self.window.settings.sync()
         app.styleHints().setColorScheme(Qt.ColorScheme.Dark if dark else Qt.ColorScheme.Light)
         apply_color_scheme(app, dark)
         self.dark_mode_action.setChecked(dark)

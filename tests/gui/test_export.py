@@ -130,8 +130,11 @@ def test_dark_mode_toggle(qtbot: QtBot, window: MainWindow) -> None:
         qtbot.waitUntil(lambda: window.theme.dark != light)
         assert action.isChecked() == window.theme.dark
         assert window.color_scheme == ("dark" if window.theme.dark else "light")
+        # kept for the next start (app.main reads it when --color-scheme is not given)
+        assert window.settings.color_scheme == window.color_scheme
         action.trigger()
         qtbot.waitUntil(lambda: window.theme.dark == light)
+        assert window.settings.color_scheme == ("dark" if light else "light")
     finally:
         QGuiApplication.styleHints().unsetColorScheme()  # the next tests follow the system again
 
