@@ -229,10 +229,8 @@ class StackPlotPane(QWidget):
         self.frame_axis.picture = None  # pyqtgraph caches the drawn ticks: new numbers, new picture
         self.frame_axis.update()
         first = self.extents[0][0]
-        self.plot.getPlotItem().setLabel(
-            "bottom",
-            f"bytes above {base:#x} (frame {numbers[first] if first < len(numbers) else first}'s stack pointer)",
-        )
+        number = numbers[first] if first < len(numbers) else first
+        self.plot.getPlotItem().setLabel("bottom", f"bytes above {base:#x} (frame {number}'s stack pointer)")
         width = doc.state.pointer_width if doc is not None else 8
         self.bars.setOpts(
             x0=[start - base for _, start, _ in self.extents],
