@@ -82,7 +82,7 @@ def test_guesses_and_system_libraries() -> None:
     assert not is_guess(frames[guess], module_has_functions=True)
     # far from the PUBLIC below: a guess wherever it is
     far = names.index("_Unwind_GetTextRelBase")
-    assert frames[far].function_offset == 0x1ed3 and is_guess(frames[far], module_has_functions=True)
+    assert frames[far].function_offset == 0x1ED3 and is_guess(frames[far], module_has_functions=True)
     # `_start` is PUBLIC only, a few bytes in, in our binary that has FUNCs: the symbol itself
     assert frames[-1].function_name == "_start" and frames[-1].symbol.from_public
     assert not is_guess(frames[-1], has_functions(frames[-1]))
@@ -149,3 +149,22 @@ def test_a_very_deep_crash_is_called_a_stack_overflow(templates: ProcessState) -
     assert overflow_reason(stack.frames, stack.termination, "EXCEPTION_STACK_OVERFLOW") == (
         "the exception is EXCEPTION_STACK_OVERFLOW"
     )
+    # deep without a recursion is not evidence enough
+    varied = [*stack.frames[:2], *stack.frames[-4:]] * 200  # 1,200 frames, no two equal in a row
+    assert not recursion_runs(varied) and overflow_reason(varied, stack.termination) is None
+
+
+def test_a_crash_just_below_the_stack_pointer_is_a_stack_overflow() -> None:
+    state = walk("analysis_stack_push")  # `push rbp` below a thread's 64 KiB stack, 37 frames deep
+    assert state.crash is not None
+    crashing = state.crashing_thread
+    assert crashing is not None
+    reason = overflow_reason(crashing.frames, crashing.termination, state.crash.reason, state.crash.address)
+    assert reason == (
+        "the crash address is 8 bytes below the stack pointer: the thread ran out of stack 37 frames deep"
+    )
+    # a null pointer is nowhere near the stack
+    null = walk("analysis_null_write")
+    assert null.crash is not None and null.crashing_thread is not None
+    stack = null.crashing_thread
+    assert overflow_reason(stack.frames, stack.termination, null.crash.reason, null.crash.address) is None

@@ -249,3 +249,27 @@ def test_the_stack_layout_numbers_frames_as_the_report(templates: MainWindow, qt
         assert function[:30] in copied[int(label)], (row, label)
     assert axis.tickStrings([0.5], 1.0, 0.5) == [""]  # no frame between rows
     assert "(frame 9's stack pointer)" in plot.plot.getPlotItem().getAxis("bottom").labelText
+
+
+def test_the_summary_calls_a_stack_overflow_one_on_evidence_only(
+    qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes, templates: MainWindow
+) -> None:
+    # a 300-deep recursion that crashed on a null write: deep, but not an overflow
+    assert "Stack overflow" not in templates.summary_pane.text()
+    assert templates.summary_pane.overflow.isHidden()
+    # a push below the end of a thread's stack
+    window = open_case(qtbot, settings, "analysis_stack_push")
+    try:
+        summary = window.summary_pane
+        assert not summary.overflow.isHidden()
+        lines = summary.text().splitlines()
+        assert lines[1] == (
+            "Stack overflow: the crash address is 8 bytes below the stack pointer: the thread ran out "
+            "of stack 37 frames deep"
+        ), lines
+        crashing = window.session.document.crashing_thread
+        assert crashing is not None
+        frames = window.thread_pane.model.index(crashing.index, window.thread_pane.model.COL_FRAMES)
+        assert frames.data() == "37 ⚠ overflow"
+    finally:
+        window.session.shutdown()

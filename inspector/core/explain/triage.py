@@ -19,9 +19,11 @@ window shows these marks; the reports keep rust-minidump's text.
   of at least `RECURSION_MIN` frames (`recursion_runs`).
 * **Normal end.** A walk that stops at a thread's entry point (`_start`, `__clone3`,
   `RtlUserThreadStart`, …), or with a null caller, ended where stacks end (`normal_end`).
-* **Stack overflow.** A crash whose stack holds at least `OVERFLOW_FRAMES` frames (no program
-  calls that deep on purpose: an 8 MB stack of small frames), or whose walk reached the frame
-  limit, or whose exception says so.
+* **Stack overflow.** Only on evidence: the exception says so (Windows' `STACK_OVERFLOW`); or the
+  crash address is just below the crashing thread's stack pointer (within `STACK_LIMIT_REACH`:
+  a push, a call or a stack probe touched the guard page past the end of the stack), whatever
+  the depth; or the stack is at least `OVERFLOW_FRAMES` frames deep (or the walk reached its
+  frame limit) with a recursion in it. A deep stack alone is not called an overflow.
 """
 
 from __future__ import annotations
@@ -37,8 +39,11 @@ from inspector.core.unwind import StackFrame, Termination, TerminationReason
 RECURSION_MIN = 8
 #: a PUBLIC name this far below the address is likely another function's
 GUESS_OFFSET = 0x1000
-#: a crashing stack this deep is called a stack overflow
+#: a crashing stack this deep, with a recursion in it, is called a stack overflow
 OVERFLOW_FRAMES = 1000
+#: a crash address this far below the stack pointer is past the end of the stack (a stack probe
+#: touches up to a page below; a large frame's first access can be further down)
+STACK_LIMIT_REACH = 0x10000
 
 _SYSTEM_DIRS = re.compile(
     r"^(/lib(32|64|x32)?/|/usr/(local/)?lib(32|64|exec)?/|/system/|/apex/|/vendor/lib|/System/Library/"
@@ -177,18 +182,40 @@ def normal_end(frames: Sequence[StackFrame], termination: Termination | None) ->
 
 
 def overflow_reason(
-    frames: Sequence[StackFrame], termination: Termination | None, exception_name: str | None = None
+    frames: Sequence[StackFrame],
+    termination: Termination | None,
+    exception_name: str | None = None,
+    crash_address: int | None = None,
 ) -> str | None:
     """Why this crashing stack is a stack overflow, or None when nothing says so."""
     if exception_name is not None and "STACK_OVERFLOW" in exception_name.upper():
         return f"the exception is {exception_name}"
-    if termination is not None and termination.reason is TerminationReason.MAX_FRAMES:
-        return f"the walk reached its limit of {len(frames):,} frames"
-    if len(frames) >= OVERFLOW_FRAMES:
+    below = _below_stack_pointer(frames, crash_address)
+    if below is not None:
+        return (
+            f"the crash address is {below:,} bytes below the stack pointer: the thread ran out of stack "
+            f"{len(frames):,} frames deep"
+        )
+    limit = termination is not None and termination.reason is TerminationReason.MAX_FRAMES
+    if len(frames) >= OVERFLOW_FRAMES or limit:
         runs = recursion_runs(frames)
         if runs:
             run = max(runs, key=lambda r: r.count)
             name = frames[run.first].function_name
-            return f"{len(frames):,} frames deep, {run.count:,} of them recursive calls of {name}"
-        return f"{len(frames):,} frames deep"
+            deep = f"{len(frames):,} frames deep"
+            if limit:
+                deep = f"the walk reached its limit of {len(frames):,} frames"
+            return f"{deep}, {run.count:,} of them recursive calls of {name}"
     return None
+
+
+def _below_stack_pointer(frames: Sequence[StackFrame], address: int | None) -> int | None:
+    """How far `address` is below the top frame's stack pointer, when it is near enough to be the end
+    of the stack (None otherwise)."""
+    if address is None or not frames:
+        return None
+    top = frames[0]
+    sp = top.context.stack_pointer
+    if sp is None or address == top.instruction or not 0 < sp - address <= STACK_LIMIT_REACH:
+        return None
+    return sp - address
