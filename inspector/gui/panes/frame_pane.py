@@ -51,7 +51,6 @@ class FramePane(LinkedPane):
         self._theme = theme
         self.model = FrameTreeModel(theme, self)
         self.model.module_has_functions = self._module_has_functions
-        self._module_at: dict[int, int] = {}  # module base → index in the document's module list
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setRecursiveFilteringEnabled(True)
@@ -96,8 +95,8 @@ class FramePane(LinkedPane):
     def _module_has_functions(self, frame: StackFrame) -> bool:
         """False when the frame's module has symbols with no FUNC record (PUBLIC names only)."""
         doc = self.session.document
-        index = self._module_at.get(frame.module.base) if frame.module is not None else None
-        if doc is None or index is None:
+        index = frame.module_index
+        if doc is None or index is None or not 0 <= index < len(doc.symbols):
             return True
         return doc.symbols[index].functions != 0
 
@@ -148,8 +147,6 @@ class FramePane(LinkedPane):
 
     @Slot()
     def _on_document_changed(self) -> None:
-        doc = self.session.document
-        self._module_at = {} if doc is None else {e.module.base: e.index for e in doc.state.modules}
         self._show_thread(-1)
 
     @Slot(int)
