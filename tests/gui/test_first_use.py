@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication
-from PySide6.QtWidgets import QStyleOptionViewItem
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QStyleOptionViewItem, QTabBar
 from pytestqt.qtbot import QtBot
 
 from inspector.core.explain import RegisterStatus
@@ -273,3 +274,72 @@ def test_the_summary_calls_a_stack_overflow_one_on_evidence_only(
         assert frames.data() == "37 ⚠ overflow"
     finally:
         window.session.shutdown()
+
+
+def test_growing_the_window_gives_the_room_to_frames_not_modules(templates: MainWindow, qtbot: QtBot) -> None:
+    window = templates
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(50)  # the default layout is applied once the window has its size
+    docks = window.docks
+    before = {key: docks[key].height() for key in ("frames", "modules", "threads")}
+    widths = {key: docks[key].width() for key in ("frames", "unwind", "memory")}
+    window.resize(1900, 1050)
+    qtbot.wait(50)
+    grown = {key: docks[key].height() - before[key] for key in before}
+    # Modules keeps its share (13 % of the height: a few rows); the frames get the height
+    assert grown["modules"] <= 0.13 * (1050 - 768) + 8, grown
+    assert grown["frames"] >= 150 and grown["frames"] > 4 * grown["modules"], grown
+    wider = {key: docks[key].width() - widths[key] for key in widths}
+    assert all(w >= 90 for w in wider.values()), wider  # Frames, Unwind and Stack Memory share the width
+    # the bottom tabs stay on one row
+    bars = [b for b in window.findChildren(QTabBar) if b.isVisible() and b.count() >= 2]
+    tab_texts = [[b.tabText(i) for i in range(b.count())] for b in bars]
+    bottom = next(b for b, texts in zip(bars, tab_texts, strict=True) if "Modules" in texts)
+    assert bottom.height() <= 2 * bottom.fontMetrics().height() + 4
+
+
+def test_a_layout_the_user_arranged_is_left_alone(templates: MainWindow, qtbot: QtBot) -> None:
+    window = templates
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(50)
+    assert window.default_layout.active
+    # dragging a separator: the press lands on the window itself, under a split cursor
+    window.setCursor(Qt.CursorShape.SplitVCursor)
+    between = QPoint(200, window.docks["modules"].geometry().top() - 2)
+    QTest.mousePress(window, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, between)
+    QTest.mouseRelease(window, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, between)
+    window.unsetCursor()
+    assert not window.default_layout.active
+    window.resizeDocks([window.docks["modules"]], [260], Qt.Orientation.Vertical)  # what they chose
+    qtbot.wait(20)
+    chosen = window.docks["modules"].height()
+    window.resize(1900, 1050)
+    qtbot.wait(50)
+    assert window.docks["modules"].height() >= chosen  # not shrunk back to the default share
+    # View › Reset Layout brings the default back, and it follows the window again
+    window.reset_layout_action.trigger()
+    qtbot.wait(50)
+    assert window.default_layout.active and window.docks["modules"].height() < chosen
+
+
+def test_threads_keep_their_rows_when_the_summary_grows(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    """A damaged dump's warning makes the Summary taller: Threads still shows its threads."""
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(sample_dump()))
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(50)
+    summary_before = window.docks["summary"].height()
+    cut = tmp_path / "cut.dmp"
+    cut.write_bytes(sample_dump().read_bytes()[:8000])  # the stacks are cut: a warning of two lines
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(cut))
+    qtbot.wait(50)
+    assert window.docks["summary"].height() > summary_before + 20
+    threads = window.session.document.thread_count  # type: ignore[union-attr]
+    assert window.docks["threads"].height() >= window.thread_pane.height_for_rows(threads) - 4
