@@ -272,6 +272,9 @@ def test_the_summary_calls_a_stack_overflow_one_on_evidence_only(
         assert crashing is not None
         frames = window.thread_pane.model.index(crashing.index, window.thread_pane.model.COL_FRAMES)
         assert frames.data() == "37 ⚠ overflow"
+        header = window.thread_pane.view.horizontalHeader()
+        width = QFontMetrics(window.thread_pane.view.font()).horizontalAdvance("37 ⚠ overflow")
+        assert header.sectionSize(window.thread_pane.model.COL_FRAMES) >= width  # not cut to "37 …low"
     finally:
         window.session.shutdown()
 
