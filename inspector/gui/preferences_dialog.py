@@ -118,6 +118,22 @@ class _OrderedList(QObject):
         self.changed.emit()
 
 
+def _add_typed_url(field: QLineEdit, servers: _OrderedList, error: QLabel, what: str) -> bool:
+    """Append the URL typed in `field` to `servers`; False (and the reason in `error`) when it is not
+    usable or already listed."""
+    url = field.text().strip()
+    problem = url_problem(url) if url else f"type {what} first"
+    if problem is None and url in servers.model.stringList():
+        problem = "that server is in the list already"
+    if problem is not None:
+        error.setText(problem)
+        return False
+    error.clear()
+    servers.append([url])
+    field.clear()
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class SymbolPreferences:
     """What the dialog edits: the symbol settings, and the walk's policy and switches (`walk`)."""
@@ -363,17 +379,8 @@ class PreferencesDialog(QDialog):
     @Slot()
     def add_debuginfod_from_field(self) -> bool:
         """Add the debuginfod URL typed in the field; False (and the reason shown) when it is not usable."""
-        url = self.debuginfod_url.text().strip()
-        problem = url_problem(url) if url else "type a debuginfod URL first"
-        if problem is None and url in self.debuginfod_model.stringList():
-            problem = "that server is in the list already"
-        if problem is not None:
-            self.debuginfod_error.setText(problem)
-            return False
-        self.debuginfod_error.clear()
-        self._debuginfod.append([url])
-        self.debuginfod_url.clear()
-        return True
+        field, error = self.debuginfod_url, self.debuginfod_error
+        return _add_typed_url(field, self._debuginfod, error, "a debuginfod URL")
 
     def _build_walk(self, walk: WalkOptions) -> QGroupBox:
         box = QGroupBox("Stack walk", self)
@@ -446,17 +453,7 @@ class PreferencesDialog(QDialog):
     @Slot()
     def add_server_from_field(self) -> bool:
         """Add the URL typed in the field; False (and the reason shown) when it is not usable."""
-        url = self.server_url.text().strip()
-        problem = url_problem(url) if url else "type a server URL first"
-        if problem is None and url in self.servers_model.stringList():
-            problem = "that server is in the list already"
-        if problem is not None:
-            self.server_error.setText(problem)
-            return False
-        self.server_error.clear()
-        self._servers.append([url])
-        self.server_url.clear()
-        return True
+        return _add_typed_url(self.server_url, self._servers, self.server_error, "a server URL")
 
     @Slot()
     def remove_selected_server(self) -> None:
