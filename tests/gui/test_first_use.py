@@ -288,8 +288,10 @@ def test_growing_the_window_gives_the_room_to_frames_not_modules(templates: Main
     docks = window.docks
     before = {key: docks[key].height() for key in ("frames", "modules", "threads")}
     widths = {key: docks[key].width() for key in ("frames", "unwind", "memory")}
+    assert window.default_layout.active  # the default layout, as at first start
     window.resize(1900, 1050)
-    qtbot.wait(50)
+    # the shares are applied again once the layout has handed out the new room
+    qtbot.waitUntil(lambda: docks["frames"].height() - before["frames"] >= 150, timeout=3000)
     grown = {key: docks[key].height() - before[key] for key in before}
     # Modules keeps its share (13 % of the height: a few rows); the frames get the height
     assert grown["modules"] <= 0.13 * (1050 - 768) + 8, grown
