@@ -102,8 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--color-scheme",
         choices=COLOR_SCHEMES,
-        default="system",
-        help="follow the system's light or dark appearance (default), or force one",
+        default=None,
+        help="follow the system's light or dark appearance, or force one (default: as View › Dark Mode "
+        "was last left, else the system's)",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
     parser.add_argument("-V", "--version", action="version", version=f"crash-inspector {__version__}")
@@ -151,16 +152,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             log.info("the running Crash Inspector opened %s", request.dump or "the sample crash")
             return 0
 
-    if options.color_scheme != "system":
-        scheme = Qt.ColorScheme.Dark if options.color_scheme == "dark" else Qt.ColorScheme.Light
-        app.styleHints().setColorScheme(scheme)  # platforms with a theme follow this themselves
-    apply_color_scheme(app, wants_dark(app, options.color_scheme))
-
     if options.settings is not None:
         store = QSettings(str(options.settings), QSettings.Format.IniFormat)
     else:
         store = QSettings()
-    windows = AppWindows(Settings(store), interactive=interactive, color_scheme=options.color_scheme)
+    settings = Settings(store)
+    # the command line wins for this run; otherwise the choice View › Dark Mode saved
+    color_scheme = options.color_scheme or settings.color_scheme
+    if color_scheme != "system":
+        scheme = Qt.ColorScheme.Dark if color_scheme == "dark" else Qt.ColorScheme.Light
+        app.styleHints().setColorScheme(scheme)  # platforms with a theme follow this themselves
+    apply_color_scheme(app, wants_dark(app, color_scheme))
+
+    windows = AppWindows(settings, interactive=interactive, color_scheme=color_scheme)
     window = windows.create(options.dump, options.symbols)
     hook = ExceptHook(windows.present_error if interactive else None).install()
     if instance is not None:

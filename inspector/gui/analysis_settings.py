@@ -26,6 +26,8 @@ class Pushed:
     paths: bool
     servers: bool
     walk: bool = False
+    #: "Use module files on this machine" changed
+    local_modules: bool = False
 
 
 class AnalysisSettings:
@@ -59,10 +61,12 @@ class AnalysisSettings:
         walk = s.walk_options
         walk_changed = walk != session.walk_options
         session.walk_options = walk
+        local_modules_changed = s.local_modules != session.local_modules
+        session.local_modules = s.local_modules
         session.set_source_roots(load_source_roots(s.store))
         paths_changed = session.set_symbol_paths(self.effective_symbol_paths(), reanalyze=reanalyze)
-        pushed = Pushed(paths_changed, servers_changed, walk_changed)
-        if paths_changed or servers_changed or walk_changed:
+        pushed = Pushed(paths_changed, servers_changed, walk_changed, local_modules_changed)
+        if paths_changed or servers_changed or walk_changed or local_modules_changed:
             for listener in self.listeners:
                 listener(pushed)
         return pushed
@@ -102,6 +106,8 @@ class AnalysisSettings:
             s.download_timeout,
             s.walk_options,
             load_source_roots(s.store),
+            s.local_modules,
+            tuple(s.debuginfod_urls()),
         )
 
     def session_only_paths(self) -> list[Path]:
@@ -119,6 +125,9 @@ class AnalysisSettings:
         s.symbols_offline = prefs.offline
         s.download_timeout = prefs.download_timeout
         s.walk_options = prefs.walk
+        s.local_modules = prefs.local_modules
+        if list(prefs.debuginfod_urls) != s.debuginfod_urls():  # else keep following DEBUGINFOD_URLS
+            s.set_debuginfod_urls(prefs.debuginfod_urls)
         save_source_roots(s.store, prefs.source_roots)
         s.sync()
         pushed = self.push(reanalyze=True)
@@ -128,4 +137,7 @@ class AnalysisSettings:
             return "Symbol servers changed; analysing again"
         if pushed.walk and self.session.reanalyze() is not None:
             return "Stack walk options changed; walking again"
+        if pushed.local_modules and self.session.reanalyze() is not None:
+            used = "used" if prefs.local_modules else "not used"
+            return f"Module files on this machine {used}; walking again"
         return None

@@ -5,13 +5,19 @@ is larger than a 1366×768 laptop). `DefaultLayout` shares the window between th
 gets the most width (function names are long; half of a laptop's screen), Unwind and Stack Memory
 the rest, the bottom row (Modules, Problems) stays short, and Threads is as tall as its threads
 need (up to 8, then it scrolls) — again for each new dump, unless the user resized it.
+
+Left to itself, QMainWindow gives the space a growing window (or a shrinking Summary) frees to
+whichever dock area it likes (the bottom one: Modules got ~300 px of blank rows). So while the
+layout is the default one, the shares are applied again whenever the window or the Summary
+changes size; once the user arranges the docks (drags a separator, moves or floats a dock) their
+layout is left alone until View › Reset Layout.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
@@ -51,14 +57,50 @@ class DefaultLayout(QObject):
         self._thread_count = thread_count
         #: Threads' height as we last set it (None: not yet); another height means the user chose one
         self._threads_fitted: int | None = None
+        #: the default shares are in force (applied, and not rearranged by the user since)
+        self.active = False
+        self._dragging = False
+        self._again = QTimer(self)
+        self._again.setSingleShot(True)
+        self._again.setInterval(0)  # once the layout has given the docks their new sizes
+        self._again.timeout.connect(self._apply_again)
+        window.installEventFilter(self)
+        docks["summary"].installEventFilter(self)
+        for dock in docks.values():
+            dock.dockLocationChanged.connect(self._user_arranged)
+            dock.topLevelChanged.connect(self._user_arranged)
 
     def _wanted_threads_height(self) -> int:
         count = self._thread_count()
         return self._threads_height(min(max(count if count is not None else 3, 1), THREAD_ROWS))
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if watched is self._window and kind == QEvent.Type.MouseButtonPress:
+            # the window itself gets the presses on the separators between docks (its cursor says so)
+            shape = self._window.cursor().shape()
+            self._dragging = shape in (Qt.CursorShape.SplitHCursor, Qt.CursorShape.SplitVCursor)
+        elif watched is self._window and kind == QEvent.Type.MouseButtonRelease and self._dragging:
+            self._dragging = False
+            self._user_arranged()
+        elif kind == QEvent.Type.Resize and self.active:
+            self._again.start()
+        return False
+
+    @Slot()
+    def _user_arranged(self, *_: object) -> None:
+        self.active = False
+        self._again.stop()
+
+    @Slot()
+    def _apply_again(self) -> None:
+        if self.active:
+            self.apply()
+
     @Slot()
     def apply(self) -> None:
         """Share the window between the docks (takes effect once the window has its size)."""
+        self.active = True
         window, d = self._window, self._docks
         width = max(window.width(), 1)
         frames, unwind = (0.50, 0.27) if width < LAPTOP_WIDTH else (0.42, 0.30)
@@ -68,11 +110,10 @@ class DefaultLayout(QObject):
             Qt.Orientation.Horizontal,
         )
         height = max(window.height(), 1)
-        window.resizeDocks(
-            [d["threads"], d["frames"], d["modules"]],
-            [self._wanted_threads_height(), round(height * 0.55), round(height * 0.13)],
-            Qt.Orientation.Vertical,
-        )
+        # the bottom row first; then Threads' height, Frames taking the rest of the column (a height
+        # given to Frames too would squeeze Threads to its minimum when the Summary is tall)
+        window.resizeDocks([d["modules"]], [round(height * 0.13)], Qt.Orientation.Vertical)
+        window.resizeDocks([d["threads"]], [self._wanted_threads_height()], Qt.Orientation.Vertical)
         window.resizeDocks(
             [d["unwind"], d["registers"], d["memory"], d["plot"]],
             [round(height * 0.36), round(height * 0.27), round(height * 0.42), round(height * 0.21)],

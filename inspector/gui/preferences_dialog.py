@@ -1,6 +1,8 @@
-"""Preferences: symbol paths (folders and single `.sym` files, in search order), symbol servers
-(URLs in order, a bearer token each, shown masked; offline; download timeout), the symbol index cache,
-and the stack walk (whose rules to follow — rust-minidump's or Breakpad's — and rust-minidump's switches)."""
+"""Preferences: symbol paths (folders and single `.sym` files, in search order), the module files on
+this machine, the symbol index cache; symbol servers (URLs in order, a bearer token each, shown masked;
+offline; download timeout) and debuginfod servers; the stack walk (whose rules to follow —
+rust-minidump's or Breakpad's — and rust-minidump's switches); source folders. One tab each, so the
+dialog fits a 1366×768 screen."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
     QListView,
     QPushButton,
     QRadioButton,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -115,6 +118,22 @@ class _OrderedList(QObject):
         self.changed.emit()
 
 
+def _add_typed_url(field: QLineEdit, servers: _OrderedList, error: QLabel, what: str) -> bool:
+    """Append the URL typed in `field` to `servers`; False (and the reason in `error`) when it is not
+    usable or already listed."""
+    url = field.text().strip()
+    problem = url_problem(url) if url else f"type {what} first"
+    if problem is None and url in servers.model.stringList():
+        problem = "that server is in the list already"
+    if problem is not None:
+        error.setText(problem)
+        return False
+    error.clear()
+    servers.append([url])
+    field.clear()
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class SymbolPreferences:
     """What the dialog edits: the symbol settings, and the walk's policy and switches (`walk`)."""
@@ -129,6 +148,10 @@ class SymbolPreferences:
     walk: WalkOptions = field(default_factory=WalkOptions)
     #: the Source pane's (recorded folder, folder on this machine) mappings
     source_roots: SourceRoots = ()
+    #: use the modules' own files on this machine when their identity matches (`Session.local_modules`)
+    local_modules: bool = True
+    #: debuginfod servers, asked in this order after the symbol servers
+    debuginfod_urls: tuple[str, ...] = ()
 
 
 #: The switches offered under "rust-minidump's later changes", with what each does.
@@ -159,7 +182,7 @@ class PreferencesDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("preferencesDialog")
         self.setWindowTitle("Preferences")
-        self.resize(720, 820)
+        self.resize(720, 560)
 
         self._paths = _OrderedList(
             [str(p) for p in preferences.paths], self, "symbolPaths", ("&Remove", "Move &Up", "Move &Down")
@@ -230,7 +253,17 @@ class PreferencesDialog(QDialog):
         cache_layout.addWidget(self.cache_enabled)
         cache_layout.addLayout(row)
 
+        self.local_modules = QCheckBox("Use module files on this machine", self)
+        self.local_modules.setObjectName("localModules")
+        self.local_modules.setChecked(preferences.local_modules)
+        self.local_modules.setToolTip(
+            "A module's own file at the path the dump recorded (or in the system's library folders), "
+            "and its debug file in /usr/lib/debug/.build-id, when the build id matches the dump's; "
+            "asked after the symbol paths and servers"
+        )
+
         servers_box = self._build_servers(preferences)
+        debuginfod_box = self._build_debuginfod(preferences.debuginfod_urls)
         walk_box = self._build_walk(preferences.walk)
         self.source_roots = SourceRootsBox(preferences.source_roots, self)
 
@@ -240,12 +273,28 @@ class PreferencesDialog(QDialog):
         box.accepted.connect(self.accept)
         box.rejected.connect(self.reject)
 
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("preferencesTabs")
+        symbols_tab = QWidget(self.tabs)
+        symbols_layout = QVBoxLayout(symbols_tab)
+        symbols_layout.addWidget(paths_box, 1)
+        symbols_layout.addWidget(self.local_modules)
+        symbols_layout.addWidget(cache_box)
+        servers_tab = QWidget(self.tabs)
+        servers_layout = QVBoxLayout(servers_tab)
+        servers_layout.addWidget(servers_box, 2)
+        servers_layout.addWidget(debuginfod_box, 1)
+        walk_tab = QWidget(self.tabs)
+        walk_layout = QVBoxLayout(walk_tab)
+        walk_layout.addWidget(walk_box)
+        walk_layout.addStretch(1)
+        self.tabs.addTab(symbols_tab, "&Symbols")
+        self.tabs.addTab(servers_tab, "Se&rvers")
+        self.tabs.addTab(walk_tab, "Stack &walk")
+        self.tabs.addTab(self.source_roots, "S&ources")
+
         layout = QVBoxLayout(self)
-        layout.addWidget(paths_box, 1)
-        layout.addWidget(servers_box, 1)
-        layout.addWidget(cache_box)
-        layout.addWidget(walk_box)
-        layout.addWidget(self.source_roots)
+        layout.addWidget(self.tabs, 1)
         layout.addWidget(box)
 
     def _build_servers(self, preferences: SymbolPreferences) -> QGroupBox:
@@ -304,6 +353,34 @@ class PreferencesDialog(QDialog):
         self._servers.changed.connect(self._server_selected)
         self._server_selected()
         return box
+
+    def _build_debuginfod(self, urls: Sequence[str]) -> QGroupBox:
+        box = QGroupBox("debuginfod servers: binaries and debug files by build id", self)
+        self._debuginfod = _OrderedList(urls, box, "debuginfodUrls", ("Remove", "Up", "Down"))
+        self.debuginfod_model = self._debuginfod.model
+        self.debuginfod_url = QLineEdit(box)
+        self.debuginfod_url.setObjectName("debuginfodUrl")
+        self.debuginfod_url.setPlaceholderText("https://debuginfod.example.org/  (default: $DEBUGINFOD_URLS)")
+        self.debuginfod_url.returnPressed.connect(self.add_debuginfod_from_field)
+        add = QPushButton("Add", box)
+        add.clicked.connect(self.add_debuginfod_from_field)
+        self.debuginfod_error = QLabel(box)
+        self.debuginfod_error.setWordWrap(True)
+        grid = QGridLayout(box)
+        grid.addWidget(self._debuginfod.view, 0, 0, 4, 2)
+        grid.addWidget(self._debuginfod.remove_button, 0, 2)
+        grid.addWidget(self._debuginfod.up_button, 1, 2)
+        grid.addWidget(self._debuginfod.down_button, 2, 2)
+        grid.addWidget(self.debuginfod_url, 4, 0, 1, 2)
+        grid.addWidget(add, 4, 2)
+        grid.addWidget(self.debuginfod_error, 5, 0, 1, 3)
+        return box
+
+    @Slot()
+    def add_debuginfod_from_field(self) -> bool:
+        """Add the debuginfod URL typed in the field; False (and the reason shown) when it is not usable."""
+        field, error = self.debuginfod_url, self.debuginfod_error
+        return _add_typed_url(field, self._debuginfod, error, "a debuginfod URL")
 
     def _build_walk(self, walk: WalkOptions) -> QGroupBox:
         box = QGroupBox("Stack walk", self)
@@ -367,6 +444,8 @@ class PreferencesDialog(QDialog):
             download_timeout=self.download_timeout.value(),
             walk=self.walk_options(),
             source_roots=self.source_roots.roots(),
+            local_modules=self.local_modules.isChecked(),
+            debuginfod_urls=tuple(self.debuginfod_model.stringList()),
         )
 
     # ---- servers ----
@@ -374,17 +453,7 @@ class PreferencesDialog(QDialog):
     @Slot()
     def add_server_from_field(self) -> bool:
         """Add the URL typed in the field; False (and the reason shown) when it is not usable."""
-        url = self.server_url.text().strip()
-        problem = url_problem(url) if url else "type a server URL first"
-        if problem is None and url in self.servers_model.stringList():
-            problem = "that server is in the list already"
-        if problem is not None:
-            self.server_error.setText(problem)
-            return False
-        self.server_error.clear()
-        self._servers.append([url])
-        self.server_url.clear()
-        return True
+        return _add_typed_url(self.server_url, self._servers, self.server_error, "a server URL")
 
     @Slot()
     def remove_selected_server(self) -> None:

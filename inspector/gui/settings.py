@@ -41,7 +41,12 @@ _WORDS_PER_ROW = "memory/words_per_row"
 _SERVERS = "symbols/servers"
 _OFFLINE = "symbols/offline"
 _DOWNLOAD_TIMEOUT = "symbols/download_timeout"
+_LOCAL_MODULES = "symbols/local_modules"
+_DEBUGINFOD = "symbols/debuginfod_urls"
 DEFAULT_DOWNLOAD_TIMEOUT = 1000.0
+_COLOR_SCHEME = "appearance/color_scheme"
+#: what View › Dark Mode saved: "system" (follow the desktop), "light" or "dark"
+COLOR_SCHEMES = ("system", "light", "dark")
 _WALK_POLICY = "walk/policy"
 #: the walk's switches (`WalkOptions` fields of the same names), each under `walk/<name>`
 WALK_SWITCHES = (
@@ -225,20 +230,51 @@ class Settings:
     def download_timeout(self, seconds: float) -> None:
         self.store.setValue(_DOWNLOAD_TIMEOUT, float(seconds))
 
+    @property
+    def local_modules(self) -> bool:
+        """Use the modules' own files on this machine (and /usr/lib/debug) when their identity matches."""
+        return _bool(self.store.value(_LOCAL_MODULES, True))
+
+    @local_modules.setter
+    def local_modules(self, enabled: bool) -> None:
+        self.store.setValue(_LOCAL_MODULES, bool(enabled))
+
+    def debuginfod_urls(self, environ: Mapping[str, str] = os.environ) -> list[str]:
+        """debuginfod servers in the order they are asked; until the user edits the list, those of
+        `DEBUGINFOD_URLS` (space-separated, as elfutils reads it)."""
+        raw = self.store.value(_DEBUGINFOD)
+        if raw is None:
+            return list(dict.fromkeys(environ.get("DEBUGINFOD_URLS", "").split()))
+        try:
+            items = json.loads(str(raw)) if raw else []
+        except ValueError:
+            return []
+        if not isinstance(items, list):
+            return []
+        return list(dict.fromkeys(u.strip() for u in items if isinstance(u, str) and u.strip()))
+
+    def set_debuginfod_urls(self, urls: Iterable[str]) -> None:
+        """Keep this list (an empty one too: it then no longer follows `DEBUGINFOD_URLS`)."""
+        unique = dict.fromkeys(u.strip() for u in urls if u.strip())
+        self.store.setValue(_DEBUGINFOD, json.dumps(list(unique)))
+
     def symbol_server_options(self, environ: Mapping[str, str] = os.environ) -> SymbolServerOptions | None:
         """What the analysis needs to use the servers (None when there are none and not offline).
 
         A server without a token in the settings uses `CRASH_INSPECTOR_TOKEN_<HOST>[_<PORT>]`.
         Downloads are kept in the user cache folder, or only for one run when caching is off.
+        debuginfod servers are asked after the symbol servers, as `--debuginfod-url` does.
         """
         servers = self.symbol_servers
         offline = self.symbols_offline
-        if not servers and not offline:
+        debuginfod = self.debuginfod_urls(environ)
+        if not servers and not debuginfod and not offline:
             return None
         return SymbolServerOptions(
             servers=tuple(
                 SymbolServer(s.url, s.token or token_from_environment(s.url, environ)) for s in servers
             ),
+            debuginfod=tuple(SymbolServer(url, token_from_environment(url, environ)) for url in debuginfod),
             cache_dir=default_download_directory() if self.symbol_cache_enabled else None,
             offline=offline,
             fetch=FetchPolicy(total_timeout=self.download_timeout),
@@ -264,6 +300,17 @@ class Settings:
         self.store.setValue(_WALK_POLICY, options.policy.value)
         for name in WALK_SWITCHES:
             self.store.setValue(f"walk/{name}", bool(getattr(options, name)))
+
+    # ---- appearance ----
+
+    @property
+    def color_scheme(self) -> str:
+        value = str(self.store.value(_COLOR_SCHEME, "system"))
+        return value if value in COLOR_SCHEMES else "system"
+
+    @color_scheme.setter
+    def color_scheme(self, value: str) -> None:
+        self.store.setValue(_COLOR_SCHEME, value if value in COLOR_SCHEMES else "system")
 
     # ---- memory pane ----
 

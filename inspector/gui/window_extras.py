@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMenuBar
 
 from inspector.core.process import ProcessState
+from inspector.gui.background import BackgroundCalls
 from inspector.gui.document import AnalysisStatus
 from inspector.gui.models.frame_model import stack_text
 from inspector.gui.models.register_model import RegisterTableModel
@@ -103,6 +104,9 @@ class WindowExtras:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         session = window.session
+        #: File › Export Report renders and writes off the GUI thread
+        self.exports = BackgroundCalls()
+        self.exporting: Path | None = None  # the report being written
         self.export_action = window._action(
             "&Export Report…",
             self.choose_export,
@@ -169,24 +173,45 @@ class WindowExtras:
     @Slot()
     def _update_actions(self, *_: object) -> None:
         ready = self.final_state() is not None
-        self.export_action.setEnabled(ready)
+        self.export_action.setEnabled(ready and self.exporting is None)
         self.copy_all_action.setEnabled(ready)
 
     def export_report(self, path: Path, fmt: str | None = None) -> bool:
-        """Write the report to `path` in `fmt` (a key of REPORT_FORMATS; None: by the suffix)."""
+        """Start writing the report to `path` in `fmt` (a key of REPORT_FORMATS; None: by the suffix).
+
+        Rendering a report of a deep or many-threaded dump takes seconds: it runs on the exports'
+        own thread (the state is frozen, so nothing changes under it), and the status bar says when
+        the file is written. False when there is nothing to export yet."""
         state = self.final_state()
         window = self.window
         if state is None:
             window._show_status("The walk is still running: export the report when it is over")
             return False
-        _, render = REPORT_FORMATS[fmt or report_format(path)]
-        try:
-            path.write_text(render(state), encoding="utf-8")
-        except OSError as exc:
-            window.present_error("Cannot save the report", f"{path}: {exc.strerror or exc}")
+        if self.exporting is not None:  # a second call would drop the first before it starts
+            window._show_status(f"Still saving the report to {self.exporting}")
             return False
-        window._show_status(f"Report saved to {path}")
+        _, render = REPORT_FORMATS[fmt or report_format(path)]
+
+        def write() -> Path:
+            path.write_text(render(state), encoding="utf-8")
+            return path
+
+        self.exporting = path
+        self._update_actions()
+        window._show_status(f"Saving the report to {path}…", 0)
+        self.exports.submit(write, self._exported, path)
         return True
+
+    def _exported(self, _result: object, error: Exception | None, path: Path) -> None:
+        window = self.window
+        self.exporting = None
+        self._update_actions()
+        if isinstance(error, OSError):
+            window.present_error("Cannot save the report", f"{path}: {error.strerror or error}")
+        elif error is not None:
+            window.present_error("Cannot save the report", f"{path}: {error}")
+        else:
+            window._show_status(f"Report saved to {path}")
 
     @Slot()
     def choose_export(self) -> None:
@@ -305,10 +330,13 @@ class WindowExtras:
 
     @Slot(bool)
     def set_dark_mode(self, dark: bool) -> None:
-        """Force the dark (or light) palette for this run, as `--color-scheme` does."""
+        """Force the dark (or light) palette, as `--color-scheme` does, and keep the choice for the next
+        start."""
         app = QApplication.instance()
         assert isinstance(app, QApplication)
         self.window.color_scheme = "dark" if dark else "light"
+        self.window.settings.color_scheme = self.window.color_scheme
+        self.window.settings.sync()
         app.styleHints().setColorScheme(Qt.ColorScheme.Dark if dark else Qt.ColorScheme.Light)
         apply_color_scheme(app, dark)
         self.dark_mode_action.setChecked(dark)

@@ -47,7 +47,7 @@ REFERENCE_RESULTS = {
     "cxx_templates": (
         "@ engine::World<engine::PhysicsSystem, engine::RenderSystem>::run()::{lambda(engine::Entity&)#1}"
         "::operator()(engine::Entity&) const::{lambda(engine::Mesh&)#1}::operator()",
-        3683,
+        9263,
     ),
     "cxx_terminate": ("@ __pthread_kill_implementation", 12063),
     "fp_less_deep": ("@ parse_primary", 11936),

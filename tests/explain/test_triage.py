@@ -20,6 +20,7 @@ from inspector.core.explain.triage import (
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.report.human import render_human
 from inspector.core.report.short_names import collapse_templates, shortened_forms
+from inspector.core.unwind import StackFrame
 from inspector.resources import sample_dump, sample_symbols
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "crashes"
@@ -65,9 +66,28 @@ def test_guesses_and_system_libraries() -> None:
     state = walk("cxx_terminate")
     frames = state.threads[0].frames
     names = [f.function_name for f in frames]
+    functions = {
+        entry.module.code_file: entry.symbols.functions for entry in state.modules if entry.symbols.loaded
+    }
+    assert functions["libstdc++.so.6"] == 0 and functions["libgcc_s.so.1"] == 0  # PUBLIC names only
+    assert functions[frames[-1].module.code_file] > 0  # our binary has FUNCs
+
+    def has_functions(frame: StackFrame) -> bool:
+        return frame.module is None or functions.get(frame.module.code_file) != 0
+
     guess = names.index("__cxa_throw_bad_array_new_length")
-    assert is_guess(frames[guess])  # a PUBLIC symbol 0x552 bytes below: libstdc++'s internals
-    assert is_guess(frames[-1]) and frames[-1].function_name == "_start"  # PUBLIC only, in our binary too
+    # a PUBLIC symbol 0x552 bytes below, in a library whose symbols name no function: a guess
+    assert frames[guess].function_offset == 0x552 and is_guess(frames[guess], has_functions(frames[guess]))
+    # the same name in a module with FUNCs would be near enough to be the function itself
+    assert not is_guess(frames[guess], module_has_functions=True)
+    # far from the PUBLIC below: a guess wherever it is
+    far = names.index("_Unwind_GetTextRelBase")
+    assert frames[far].function_offset == 0x1ED3 and is_guess(frames[far], module_has_functions=True)
+    # `_start` is PUBLIC only, a few bytes in, in our binary that has FUNCs: the symbol itself
+    assert frames[-1].function_name == "_start" and frames[-1].symbol.from_public
+    assert not is_guess(frames[-1], has_functions(frames[-1]))
+    # FUNC names are never guesses
+    assert not any(is_guess(f, has_functions(f)) for f in frames if f.symbol and not f.symbol.from_public)
     own = first_own_frame(frames)
     assert (
         own is not None
@@ -129,3 +149,22 @@ def test_a_very_deep_crash_is_called_a_stack_overflow(templates: ProcessState) -
     assert overflow_reason(stack.frames, stack.termination, "EXCEPTION_STACK_OVERFLOW") == (
         "the exception is EXCEPTION_STACK_OVERFLOW"
     )
+    # deep without a recursion is not evidence enough
+    varied = [*stack.frames[:2], *stack.frames[-4:]] * 200  # 1,200 frames, no two equal in a row
+    assert not recursion_runs(varied) and overflow_reason(varied, stack.termination) is None
+
+
+def test_a_crash_just_below_the_stack_pointer_is_a_stack_overflow() -> None:
+    state = walk("analysis_stack_push")  # `push rbp` below a thread's 64 KiB stack, 37 frames deep
+    assert state.crash is not None
+    crashing = state.crashing_thread
+    assert crashing is not None
+    reason = overflow_reason(crashing.frames, crashing.termination, state.crash.reason, state.crash.address)
+    assert reason == (
+        "the crash address is 8 bytes below the stack pointer: the thread ran out of stack 37 frames deep"
+    )
+    # a null pointer is nowhere near the stack
+    null = walk("analysis_null_write")
+    assert null.crash is not None and null.crashing_thread is not None
+    stack = null.crashing_thread
+    assert overflow_reason(stack.frames, stack.termination, null.crash.reason, null.crash.address) is None

@@ -55,6 +55,38 @@ def test_screenshot_without_a_dump_shows_the_bundled_sample(tmp_path: Path, sett
     assert (image.width(), image.height()) == (1366, 768)
 
 
+def mean_lightness(image: QImage) -> float:
+    """The average lightness (0-255) of a grid of the image's pixels."""
+    values = [
+        image.pixelColor(x, y).lightness()
+        for x in range(0, image.width(), 23)
+        for y in range(0, image.height(), 23)
+    ]
+    return sum(values) / len(values)
+
+
+def test_the_dark_mode_choice_is_restored_at_start(tmp_path: Path, settings_file: Path) -> None:
+    """View › Dark Mode saves `appearance/color_scheme`; the next start draws with it, unless
+    `--color-scheme` says otherwise for that run."""
+    settings_file.write_text(settings_file.read_text() + "[appearance]\ncolor_scheme=dark\n")
+    dark, light = tmp_path / "dark.png", tmp_path / "light.png"
+    out = run_app("--screenshot", str(dark), "--screenshot-size", "1024x640", settings=settings_file)
+    assert out.returncode == 0, out.stderr
+    out = run_app(
+        "--screenshot",
+        str(light),
+        "--screenshot-size",
+        "1024x640",
+        "--color-scheme",
+        "light",
+        settings=settings_file,
+    )
+    assert out.returncode == 0, out.stderr
+    assert mean_lightness(QImage(str(dark))) < 110
+    assert mean_lightness(QImage(str(light))) > 160
+    assert "color_scheme=dark" in settings_file.read_text()  # the one-run override is not saved
+
+
 def test_screenshot_of_a_bad_dump_still_renders_but_fails(tmp_path: Path, settings_file: Path) -> None:
     bad = tmp_path / "bad.dmp"
     bad.write_text("not a minidump")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,12 +14,21 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
+from inspector.core.process import ProcessState
 from inspector.core.report.human import render_human
+from inspector.gui import window_extras
 from inspector.gui.main_window import MainWindow
 from inspector.gui.models.register_model import RegisterTableModel
 from inspector.gui.session import FrameRef
 from inspector.resources import sample_dump, sample_symbols
+from tests.gui.conftest import MessageBoxes
 from tests.gui.support import load
+
+
+def export(qtbot: QtBot, window: MainWindow, path: Path) -> None:
+    """Export to `path` and wait until the exports' thread wrote it."""
+    assert window.extras.export_report(path)
+    qtbot.waitUntil(lambda: window.extras.exporting is None, timeout=30000)
 
 
 def cli_report(*flags: str, dump: Path | None = None) -> str:
@@ -41,7 +51,7 @@ def test_export_equals_the_cli(
 ) -> None:
     load(qtbot, window.session, sample_dump())
     path = tmp_path / f"report{suffix}"
-    assert window.extras.export_report(path)
+    export(qtbot, window, path)
     assert path.read_text(encoding="utf-8") == cli_report(flag)
     assert str(path) in window.status_text()
 
@@ -58,6 +68,7 @@ def test_export_through_the_dialog_picks_the_format_by_filter(
     )
     assert window.extras.export_action.isEnabled()
     window.extras.export_action.trigger()
+    qtbot.waitUntil(lambda: window.extras.exporting is None, timeout=30000)
     assert chosen.read_text(encoding="utf-8") == cli_report("--json")
 
 
@@ -68,7 +79,7 @@ def test_the_html_report_of_a_damaged_dump_leads_with_the_damage(
     cut.write_bytes(sample_dump().read_bytes()[:3000])
     load(qtbot, window.session, cut)
     path = tmp_path / "cut.html"
-    assert window.extras.export_report(path)
+    export(qtbot, window, path)
     html = path.read_text(encoding="utf-8")
     assert html == cli_report("--html", dump=cut)
     assert html.index("Crash reason unknown: the exception stream is damaged") < html.index('class="damage"')
@@ -130,8 +141,11 @@ def test_dark_mode_toggle(qtbot: QtBot, window: MainWindow) -> None:
         qtbot.waitUntil(lambda: window.theme.dark != light)
         assert action.isChecked() == window.theme.dark
         assert window.color_scheme == ("dark" if window.theme.dark else "light")
+        # kept for the next start (app.main reads it when --color-scheme is not given)
+        assert window.settings.color_scheme == window.color_scheme
         action.trigger()
         qtbot.waitUntil(lambda: window.theme.dark == light)
+        assert window.settings.color_scheme == ("dark" if light else "light")
     finally:
         QGuiApplication.styleHints().unsetColorScheme()  # the next tests follow the system again
 
@@ -149,3 +163,44 @@ def test_a_register_followed_into_a_module_says_so(qtbot: QtBot, window: MainWin
 def test_export_waits_for_the_walk(window: MainWindow, tmp_path: Path) -> None:
     assert not window.extras.export_action.isEnabled()  # nothing open
     assert not window.extras.export_report(tmp_path / "r.html")
+
+
+def test_export_renders_off_the_gui_thread(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report is rendered and written on the exports' thread; the GUI thread only starts it and
+    hears back (a slow render never freezes the window)."""
+    load(qtbot, window.session, sample_dump())
+    threads = []
+    release = threading.Event()
+    real = window_extras.REPORT_FORMATS[".json"]
+
+    def slow_json(state: ProcessState) -> str:
+        threads.append(threading.current_thread())
+        release.wait(10)  # held until the GUI thread has shown it is free
+        return real[1](state)
+
+    monkeypatch.setitem(window_extras.REPORT_FORMATS, ".json", (real[0], slow_json))
+    path = tmp_path / "report.json"
+    assert window.extras.export_report(path)
+    # export_report returned while the render is still held: the GUI thread goes on
+    qtbot.waitUntil(lambda: bool(threads))
+    assert not path.exists() and "Saving the report" in window.status_text()
+    assert not window.extras.export_action.isEnabled()
+    assert not window.extras.export_report(tmp_path / "second.json")  # one at a time
+    release.set()
+    qtbot.waitUntil(lambda: window.extras.exporting is None, timeout=30000)
+    assert threads[0] is not threading.main_thread()
+    assert path.read_text(encoding="utf-8") == cli_report("--json")
+    assert f"Report saved to {path}" in window.status_text()
+    assert window.extras.export_action.isEnabled()
+
+
+def test_export_to_a_folder_that_cannot_be_written_says_so(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, message_boxes: MessageBoxes
+) -> None:
+    load(qtbot, window.session, sample_dump())
+    path = tmp_path / "missing-folder" / "report.txt"
+    export(qtbot, window, path)
+    assert message_boxes.titles == ["Cannot save the report"]
+    assert str(path) in message_boxes.shown[0][1]

@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication
-from PySide6.QtWidgets import QStyleOptionViewItem
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QStyleOptionViewItem, QTabBar
 from pytestqt.qtbot import QtBot
 
 from inspector.core.explain import RegisterStatus
@@ -134,11 +135,33 @@ def test_guesses_and_the_first_frame_of_your_code_are_marked(terminate: MainWind
     }
     guess = rows["__cxa_throw_bad_array_new_length"]
     assert guess.data(Qt.ItemDataRole.FontRole).italic()
-    assert "A guess" in guess.data(Qt.ItemDataRole.ToolTipRole)
+    assert "A guess: the module's symbols name no function" in guess.data(Qt.ItemDataRole.ToolTipRole)
+    far = rows["_Unwind_GetTextRelBase"]  # 0x1ed3 past the PUBLIC below it
+    assert far.data(Qt.ItemDataRole.FontRole).italic()
+    # `_start` is a PUBLIC name a few bytes in, in our binary whose symbols have FUNCs: not a guess
+    start = rows["_start"]
+    assert start.data(Qt.ItemDataRole.FontRole) is None or not start.data(Qt.ItemDataRole.FontRole).italic()
+    assert "A guess" not in start.data(Qt.ItemDataRole.ToolTipRole)
     own = next(index for name, index in rows.items() if name.startswith("parse_number("))
     assert own.data(Qt.ItemDataRole.FontRole).bold()
     assert "first frame in your code" in own.data(Qt.ItemDataRole.ToolTipRole)
     assert model.frames[model.first_own_frame].function_name.startswith("parse_number(")
+
+
+def test_guesses_on_the_sample(window: MainWindow, qtbot: QtBot) -> None:
+    """The sample's libc.so.6.sym has PUBLIC names only: its names are marked; FUNC names never are."""
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(sample_dump()))
+    window.session.select_thread(0)
+    model = window.frame_pane.model
+    marked = {}
+    for r in range(model.rowCount()):
+        index = model.index(r, M.COL_FUNCTION)
+        font = index.data(Qt.ItemDataRole.FontRole)
+        frame = model.frames[model.frame_ref_of(index)[0]]
+        marked[frame.function_name] = (font is not None and font.italic(), frame.module.code_file)
+    assert marked["__pthread_clockjoin_ex"][0]  # libc: a PUBLIC name in a module without FUNCs
+    assert not marked["main"][0]  # a FUNC of render_farm
+    assert all(guess == ("libc.so" in module) for guess, module in marked.values()), marked
 
 
 def test_the_normal_end_of_a_stack_is_not_an_error(terminate: MainWindow) -> None:
@@ -209,3 +232,119 @@ def test_registers_at_each_step_hold_their_values_then_or_are_pending(
     assert model.index(row, RegisterTableModel.COL_STATE).data() == "pending"
     assert model.index(row, RegisterTableModel.COL_VALUE).data() == "…"
     assert model.index(row, RegisterTableModel.COL_SOURCE).data() == ""
+
+
+def test_the_stack_layout_numbers_frames_as_the_report(templates: MainWindow, qtbot: QtBot) -> None:
+    """Its frame axis reads the copied report's numbers (inline frames take numbers of their own)."""
+    plot = templates.plot_pane
+    templates.session.select_thread(0)
+    plot.redraw()
+    copied = report_lines(templates.frame_pane.copy_stack())
+    axis = plot.frame_axis
+    frames = templates.frame_pane.model.frames
+    rows = [0, 1, 2, 150, len(frames) - 1]
+    labels = axis.tickStrings([float(r) for r in rows], 1.0, 1.0)
+    assert labels[:2] == ["9", "11"]  # nine inline frames before physical frame 0, one before frame 1
+    for row, label in zip(rows, labels, strict=True):
+        function = frames[row].function_name or ""
+        assert function[:30] in copied[int(label)], (row, label)
+    assert axis.tickStrings([0.5], 1.0, 0.5) == [""]  # no frame between rows
+    assert "(frame 9's stack pointer)" in plot.plot.getPlotItem().getAxis("bottom").labelText
+
+
+def test_the_summary_calls_a_stack_overflow_one_on_evidence_only(
+    qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes, templates: MainWindow
+) -> None:
+    # a 300-deep recursion that crashed on a null write: deep, but not an overflow
+    assert "Stack overflow" not in templates.summary_pane.text()
+    assert templates.summary_pane.overflow.isHidden()
+    # a push below the end of a thread's stack
+    window = open_case(qtbot, settings, "analysis_stack_push")
+    try:
+        summary = window.summary_pane
+        assert not summary.overflow.isHidden()
+        lines = summary.text().splitlines()
+        assert lines[1] == (
+            "Stack overflow: the crash address is 8 bytes below the stack pointer: the thread ran out "
+            "of stack 37 frames deep"
+        ), lines
+        crashing = window.session.document.crashing_thread
+        assert crashing is not None
+        frames = window.thread_pane.model.index(crashing.index, window.thread_pane.model.COL_FRAMES)
+        assert frames.data() == "37 ⚠ overflow"
+        header = window.thread_pane.view.horizontalHeader()
+        width = QFontMetrics(window.thread_pane.view.font()).horizontalAdvance("37 ⚠ overflow")
+        assert header.sectionSize(window.thread_pane.model.COL_FRAMES) >= width  # not cut to "37 …low"
+    finally:
+        window.session.shutdown()
+
+
+def test_growing_the_window_gives_the_room_to_frames_not_modules(templates: MainWindow, qtbot: QtBot) -> None:
+    window = templates
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(50)  # the default layout is applied once the window has its size
+    docks = window.docks
+    before = {key: docks[key].height() for key in ("frames", "modules", "threads")}
+    widths = {key: docks[key].width() for key in ("frames", "unwind", "memory")}
+    assert window.default_layout.active  # the default layout, as at first start
+    window.resize(1900, 1050)
+    # the shares are applied again once the layout has handed out the new room
+    qtbot.waitUntil(lambda: docks["frames"].height() - before["frames"] >= 150, timeout=3000)
+    grown = {key: docks[key].height() - before[key] for key in before}
+    # Modules keeps its share (13 % of the height: a few rows); the frames get the height
+    assert grown["modules"] <= 0.13 * (1050 - 768) + 8, grown
+    assert grown["frames"] >= 150 and grown["frames"] > 4 * grown["modules"], grown
+    wider = {key: docks[key].width() - widths[key] for key in widths}
+    assert all(w >= 90 for w in wider.values()), wider  # Frames, Unwind and Stack Memory share the width
+    # the bottom tabs stay on one row
+    bars = [b for b in window.findChildren(QTabBar) if b.isVisible() and b.count() >= 2]
+    tab_texts = [[b.tabText(i) for i in range(b.count())] for b in bars]
+    bottom = next(b for b, texts in zip(bars, tab_texts, strict=True) if "Modules" in texts)
+    assert bottom.height() <= 2 * bottom.fontMetrics().height() + 4
+
+
+def test_a_layout_the_user_arranged_is_left_alone(templates: MainWindow, qtbot: QtBot) -> None:
+    window = templates
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(50)
+    assert window.default_layout.active
+    # dragging a separator: the press lands on the window itself, under a split cursor
+    window.setCursor(Qt.CursorShape.SplitVCursor)
+    between = QPoint(200, window.docks["modules"].geometry().top() - 2)
+    QTest.mousePress(window, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, between)
+    QTest.mouseRelease(window, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, between)
+    window.unsetCursor()
+    assert not window.default_layout.active
+    window.resizeDocks([window.docks["modules"]], [260], Qt.Orientation.Vertical)  # what they chose
+    qtbot.wait(20)
+    chosen = window.docks["modules"].height()
+    window.resize(1900, 1050)
+    qtbot.wait(50)
+    assert window.docks["modules"].height() >= chosen  # not shrunk back to the default share
+    # View › Reset Layout brings the default back, and it follows the window again
+    window.reset_layout_action.trigger()
+    qtbot.wait(50)
+    assert window.default_layout.active and window.docks["modules"].height() < chosen
+
+
+def test_threads_keep_their_rows_when_the_summary_grows(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    """A damaged dump's warning makes the Summary taller: Threads still shows its threads."""
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(sample_dump()))
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(50)
+    summary_before = window.docks["summary"].height()
+    cut = tmp_path / "cut.dmp"
+    cut.write_bytes(sample_dump().read_bytes()[:8000])  # the stacks are cut: a warning of two lines
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(cut))
+    qtbot.wait(50)
+    assert window.docks["summary"].height() > summary_before + 20
+    threads = window.session.document.thread_count  # type: ignore[union-attr]
+    assert window.docks["threads"].height() >= window.thread_pane.height_for_rows(threads) - 4

@@ -113,7 +113,8 @@ def test_a_dropped_folder_becomes_a_saved_symbol_path_and_reruns_the_analysis(
     qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes
 ) -> None:
     window = make_window(qtbot, settings, session_symbol_paths=())
-    window.session.local_modules = False  # this machine's libc would give module 2 symbols
+    window.settings.local_modules = False  # this machine's libc would give module 2 symbols
+    window.push_symbol_settings()
     load(qtbot, window.session, sample_dump())
     doc = window.session.document
     assert doc is not None and doc.modules_lacking_symbols() == [0, 2, 3]  # scanned frames without symbols
@@ -132,7 +133,8 @@ def test_a_dropped_sym_file_is_used_for_its_module(
     qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes
 ) -> None:
     window = make_window(qtbot, settings, session_symbol_paths=())
-    window.session.local_modules = False  # this machine's libc would give module 2 symbols
+    window.settings.local_modules = False  # this machine's libc would give module 2 symbols
+    window.push_symbol_settings()
     load(qtbot, window.session, sample_dump())
     sym = next((sample_symbols() / "render_farm").rglob("*.sym"))
     drop_and_wait(qtbot, window, [sym])
@@ -281,7 +283,8 @@ def test_the_missing_symbols_link_shows_those_modules(
     qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes
 ) -> None:
     window = make_window(qtbot, settings, session_symbol_paths=())
-    window.session.local_modules = False  # this machine's libc would give module 2 symbols
+    window.settings.local_modules = False  # this machine's libc would give module 2 symbols
+    window.push_symbol_settings()
     load(qtbot, window.session, sample_dump())
     summary = window.summary_pane.text()
     expected = "Symbols: no symbol paths are set: 3 of 3 modules with frames or scan hits lack symbols"

@@ -61,7 +61,8 @@ def test_problems_with_a_symbol_path_that_lacks_the_files(
 ) -> None:
     window = make_window(qtbot, settings, session_symbol_paths=(tmp_path,))
     # this machine's own libc may match the dump's (same image): the count must not depend on the host
-    window.session.local_modules = False
+    window.settings.local_modules = False
+    window.push_symbol_settings()
     load(qtbot, window.session, sample_dump())
     text = window.problem_pane.empty.text()
     assert text == (
@@ -81,7 +82,8 @@ def test_problems_say_one_module_lacks_symbols_in_the_singular(
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(sym.read_bytes())
     window = make_window(qtbot, settings, session_symbol_paths=(store,))
-    window.session.local_modules = False
+    window.settings.local_modules = False
+    window.push_symbol_settings()
     load(qtbot, window.session, sample_dump())
     lacking = window.session.document.modules_lacking_symbols()  # type: ignore[union-attr]
     assert len(lacking) == 1, lacking

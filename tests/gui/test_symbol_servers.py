@@ -279,7 +279,8 @@ def test_applying_a_server_walks_again_and_downloads(
 ) -> None:
     window = make_window(qtbot, settings, session_symbol_paths=())  # no local symbols at all
     session = window.session
-    session.local_modules = False  # nor this machine's libc
+    settings.local_modules = False  # nor this machine's libc
+    window.push_symbol_settings()
     try:
         load(qtbot, session, sample_dump())
         model = window.module_pane.model

@@ -8,7 +8,10 @@ window shows these marks; the reports keep rust-minidump's text.
   first, before its physical frame (`report_numbers`); every view numbers frames this way.
 * **Guesses.** A name from a PUBLIC record (no FUNC covers the address) is the nearest exported
   symbol below it: right for an exported function, but for an unexported one it names a
-  neighbour, often far away (`__nss_database_lookup + 0x15a98`).
+  neighbour, often far away (`__nss_database_lookup + 0x15a98`). It is marked a guess when the
+  offset is larger than a function usually is (`GUESS_OFFSET`), or when the module's symbols have
+  no FUNC records at all (PUBLIC names only: any unexported function there takes a neighbour's
+  name). A PUBLIC name a few bytes into a module that has FUNCs is the symbol itself (`_start`).
 * **Your code.** A module is the system's when it lives in a system folder (`/lib`, `/usr/lib`,
   `C:\\Windows`, `/System/Library`, …) or is a well-known runtime library (libc, libstdc++,
   ntdll, …); every other module is the program's own (`first_own_frame`).
@@ -16,9 +19,11 @@ window shows these marks; the reports keep rust-minidump's text.
   of at least `RECURSION_MIN` frames (`recursion_runs`).
 * **Normal end.** A walk that stops at a thread's entry point (`_start`, `__clone3`,
   `RtlUserThreadStart`, …), or with a null caller, ended where stacks end (`normal_end`).
-* **Stack overflow.** A crash whose stack holds at least `OVERFLOW_FRAMES` frames (no program
-  calls that deep on purpose: an 8 MB stack of small frames), or whose walk reached the frame
-  limit, or whose exception says so.
+* **Stack overflow.** Only on evidence: the exception says so (Windows' `STACK_OVERFLOW`); or the
+  crash address is just below the crashing thread's stack pointer (within `STACK_LIMIT_REACH`:
+  a push, a call or a stack probe touched the guard page past the end of the stack), whatever
+  the depth; or the stack is at least `OVERFLOW_FRAMES` frames deep (or the walk reached its
+  frame limit) with a recursion in it. A deep stack alone is not called an overflow.
 """
 
 from __future__ import annotations
@@ -32,8 +37,13 @@ from inspector.core.unwind import StackFrame, Termination, TerminationReason
 
 #: equal frames in a row that count as a recursion (and collapse in the window)
 RECURSION_MIN = 8
-#: a crashing stack this deep is called a stack overflow
+#: a PUBLIC name this far below the address is likely another function's
+GUESS_OFFSET = 0x1000
+#: a crashing stack this deep, with a recursion in it, is called a stack overflow
 OVERFLOW_FRAMES = 1000
+#: a crash address this far below the stack pointer is past the end of the stack (a stack probe
+#: touches up to a page below; a large frame's first access can be further down)
+STACK_LIMIT_REACH = 0x10000
 
 _SYSTEM_DIRS = re.compile(
     r"^(/lib(32|64|x32)?/|/usr/(local/)?lib(32|64|exec)?/|/system/|/apex/|/vendor/lib|/System/Library/"
@@ -111,9 +121,15 @@ def first_own_frame(frames: Sequence[StackFrame]) -> int | None:
     return next((f.index for f in frames if is_own_frame(f)), None)
 
 
-def is_guess(frame: StackFrame) -> bool:
-    """The frame's name is the nearest PUBLIC symbol below the address, which may be another function."""
-    return frame.symbol is not None and frame.symbol.from_public
+def is_guess(frame: StackFrame, module_has_functions: bool = True) -> bool:
+    """The frame's name is the nearest PUBLIC symbol below the address and likely another function's:
+    far below it, or in a module whose symbols name no function by a FUNC record. A FUNC's name is
+    never a guess."""
+    symbol = frame.symbol
+    if symbol is None or not symbol.from_public:
+        return False
+    offset = frame.function_offset
+    return not module_has_functions or offset is None or offset > GUESS_OFFSET
 
 
 @record
@@ -166,18 +182,40 @@ def normal_end(frames: Sequence[StackFrame], termination: Termination | None) ->
 
 
 def overflow_reason(
-    frames: Sequence[StackFrame], termination: Termination | None, exception_name: str | None = None
+    frames: Sequence[StackFrame],
+    termination: Termination | None,
+    exception_name: str | None = None,
+    crash_address: int | None = None,
 ) -> str | None:
     """Why this crashing stack is a stack overflow, or None when nothing says so."""
     if exception_name is not None and "STACK_OVERFLOW" in exception_name.upper():
         return f"the exception is {exception_name}"
-    if termination is not None and termination.reason is TerminationReason.MAX_FRAMES:
-        return f"the walk reached its limit of {len(frames):,} frames"
-    if len(frames) >= OVERFLOW_FRAMES:
+    below = _below_stack_pointer(frames, crash_address)
+    if below is not None:
+        return (
+            f"the crash address is {below:,} bytes below the stack pointer: the thread ran out of stack "
+            f"{len(frames):,} frames deep"
+        )
+    limit = termination is not None and termination.reason is TerminationReason.MAX_FRAMES
+    if len(frames) >= OVERFLOW_FRAMES or limit:
         runs = recursion_runs(frames)
         if runs:
             run = max(runs, key=lambda r: r.count)
             name = frames[run.first].function_name
-            return f"{len(frames):,} frames deep, {run.count:,} of them recursive calls of {name}"
-        return f"{len(frames):,} frames deep"
+            deep = f"{len(frames):,} frames deep"
+            if limit:
+                deep = f"the walk reached its limit of {len(frames):,} frames"
+            return f"{deep}, {run.count:,} of them recursive calls of {name}"
     return None
+
+
+def _below_stack_pointer(frames: Sequence[StackFrame], address: int | None) -> int | None:
+    """How far `address` is below the top frame's stack pointer, when it is near enough to be the end
+    of the stack (None otherwise)."""
+    if address is None or not frames:
+        return None
+    top = frames[0]
+    sp = top.context.stack_pointer
+    if sp is None or address == top.instruction or not 0 < sp - address <= STACK_LIMIT_REACH:
+        return None
+    return sp - address

@@ -104,6 +104,7 @@ class ModuleSymbolSummary:
     objects: tuple[str, ...] = ()  # the binaries and debug files the symbols were made from
     cfi_sources: tuple[str, ...] = ()  # ".sym", ".eh_frame", ".debug_frame", "PE unwind info", …
     help: str | None = None  # without symbols: the module's identity and the files that would do
+    functions: int | None = None  # FUNC records in the loaded file (0: PUBLIC names only); None: no file
 
     @property
     def requested(self) -> bool:
@@ -141,6 +142,7 @@ class ModuleSymbolSummary:
             symbols.objects,
             symbols.cfi_sources,
             symbols.help,
+            symbols.symbol_file.counts.functions if symbols.symbol_file is not None else None,
         )
 
     @property

@@ -13,7 +13,7 @@ physical frame; the tooltips give that numbering too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
@@ -168,6 +168,9 @@ class FrameTreeModel(HeaderedTreeModel):
         self._thread = -1
         self._frames: list[StackFrame] = []
         self._pointer_width = 8
+        #: whether a frame's module has FUNC records (a PUBLIC name there is a guess only when far off);
+        #: the pane answers it from the document's symbols as they load
+        self.module_has_functions: Callable[[StackFrame], bool] = lambda frame: True
         self._clear()
 
     def _clear(self) -> None:
@@ -183,6 +186,13 @@ class FrameTreeModel(HeaderedTreeModel):
         self._theme = theme
         self._icons = {}
         self._all_changed()
+
+    def symbols_changed(self) -> None:
+        """Modules' symbols loaded: a name's guess mark may change."""
+        self._all_changed()
+
+    def is_guess(self, frame: StackFrame) -> bool:
+        return is_guess(frame, self.module_has_functions(frame))
 
     @property
     def thread_index(self) -> int:
@@ -391,7 +401,7 @@ class FrameTreeModel(HeaderedTreeModel):
                     return self._theme.mono
                 if inline is None and entry.frame == self._own_frame:
                     return self._theme.bold
-                if inline is None and is_guess(frame):
+                if inline is None and self.is_guess(frame):
                     italic = QFont(self._theme.bold)
                     italic.setBold(False)
                     italic.setItalic(True)
@@ -401,7 +411,7 @@ class FrameTreeModel(HeaderedTreeModel):
             if column == self.COL_TRUST:
                 return trust_color(trust, self._theme)
             if column == self.COL_FUNCTION and inline is None:
-                if frame.function_name is None or is_guess(frame):
+                if frame.function_name is None or self.is_guess(frame):
                     return self._theme.muted
                 return None
             if inline is not None and column != self.COL_FUNCTION:
@@ -481,11 +491,16 @@ class FrameTreeModel(HeaderedTreeModel):
         lines = [f"#{row} {frame_label(frame)}"]
         if frame.function_name is not None:
             lines.insert(1, frame.function_name)
-        if is_guess(frame):
+        if self.is_guess(frame):
+            why = (
+                "the module's symbols name no function (public names only)"
+                if not self.module_has_functions(frame)
+                else "no function record covers this address"
+            )
             lines.append(
-                "A guess: no function record covers this address, so the name is the nearest public "
-                f"symbol below it, {frame.function_offset or 0:#x} bytes away; the instruction may be "
-                "in another, unexported function."
+                f"A guess: {why}, so the name is the nearest public symbol below it, "
+                f"{frame.function_offset or 0:#x} bytes away; the instruction may be in another, "
+                "unexported function."
             )
         if frame.index == self._own_frame:
             lines.append("The first frame in your code (a module that is not a system library).")

@@ -73,6 +73,7 @@ class ThreadTableModel(HeaderedTableModel):
             doc.frames(thread_index),
             doc.termination(thread_index),
             crash.reason if crash is not None else None,
+            crash.address if crash is not None else None,
         )
 
     def _top_function(self, thread_index: int) -> str | None:

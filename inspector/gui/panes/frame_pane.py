@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from inspector.core.explain.triage import normal_end
 from inspector.core.types import format_address
+from inspector.core.unwind import StackFrame
 from inspector.gui.models.frame_model import FrameTreeModel, module_text, source_text, stack_text
 from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.name_delegate import ElidingDelegate, ShorteningDelegate
@@ -49,6 +50,7 @@ class FramePane(LinkedPane):
         super().__init__(session, parent, object_name="framePane")
         self._theme = theme
         self.model = FrameTreeModel(theme, self)
+        self.model.module_has_functions = self._module_has_functions
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setRecursiveFilteringEnabled(True)
@@ -88,6 +90,19 @@ class FramePane(LinkedPane):
         session.frames_added.connect(self._on_frames_added)
         session.thread_walked.connect(self._on_thread_walked)
         session.frame_selected.connect(self._on_frame_selected)
+        session.symbols_updated.connect(self._on_symbols_updated)
+
+    def _module_has_functions(self, frame: StackFrame) -> bool:
+        """False when the frame's module has symbols with no FUNC record (PUBLIC names only)."""
+        doc = self.session.document
+        index = frame.module_index
+        if doc is None or index is None or not 0 <= index < len(doc.symbols):
+            return True
+        return doc.symbols[index].functions != 0
+
+    @Slot(list)
+    def _on_symbols_updated(self, _modules: list[int]) -> None:
+        self.model.symbols_changed()
 
     def _fit(self) -> None:
         """Narrow columns sized to what they hold; the Function column takes the rest of the width."""

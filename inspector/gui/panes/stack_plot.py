@@ -18,7 +18,7 @@ from PySide6.QtCore import QPointF, QTimer, Slot
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from inspector.core.explain import MarkKind
+from inspector.core.explain import MarkKind, report_numbers
 from inspector.core.unwind import ScanDetail, StackFrame
 from inspector.gui.document import Document
 from inspector.gui.session import FrameRef, Session
@@ -67,6 +67,24 @@ class AddressAxis(pg.AxisItem):
         return [f"+{int(v):#x}" if v >= 0 else f"-{-int(v):#x}" for v in values]
 
 
+class FrameAxis(pg.AxisItem):
+    """Bars sit on rows by physical frame; the ticks read the report's frame numbers (inline frames
+    take numbers of their own), as Frames, Threads and the copied report number them."""
+
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation)
+        #: the report's number of each physical frame (`explain.report_numbers`)
+        self.numbers: list[int] = []
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        out = []
+        for value in values:
+            row = round(value)
+            exact = abs(value - row) < 1e-6 and 0 <= row < len(self.numbers)
+            out.append(str(self.numbers[row]) if exact else "")
+        return out
+
+
 class StackPlotPane(QWidget):
     def __init__(self, session: Session, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,7 +96,8 @@ class StackPlotPane(QWidget):
         self.title.setWordWrap(True)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.axis = AddressAxis("bottom")
-        self.plot = pg.PlotWidget(axisItems={"bottom": self.axis})
+        self.frame_axis = FrameAxis("left")
+        self.plot = pg.PlotWidget(axisItems={"bottom": self.axis, "left": self.frame_axis})
         self.plot.setObjectName("stackPlot")
         self.plot.setMenuEnabled(False)
         item = self.plot.getPlotItem()
@@ -205,9 +224,13 @@ class StackPlotPane(QWidget):
             return
         base = min(start for _, start, _ in self.extents)
         self.axis.base = base
-        self.plot.getPlotItem().setLabel(
-            "bottom", f"bytes above {base:#x} (frame {self.extents[0][0]}'s stack pointer)"
-        )
+        numbers = report_numbers(frames)
+        self.frame_axis.numbers = numbers
+        self.frame_axis.picture = None  # pyqtgraph caches the drawn ticks: new numbers, new picture
+        self.frame_axis.update()
+        first = self.extents[0][0]
+        number = numbers[first] if first < len(numbers) else first
+        self.plot.getPlotItem().setLabel("bottom", f"bytes above {base:#x} (frame {number}'s stack pointer)")
         width = doc.state.pointer_width if doc is not None else 8
         self.bars.setOpts(
             x0=[start - base for _, start, _ in self.extents],

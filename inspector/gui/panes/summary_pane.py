@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from inspector.core.explain.triage import overflow_reason
 from inspector.core.process import UNKNOWN_SYSTEM
 from inspector.core.process.damage import DumpDamage, dump_damage
 from inspector.core.report.analysis_text import analysis_sentence, shown_analysis
@@ -92,6 +93,17 @@ class SummaryPane(QWidget):
         self.why.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.why.hide()
 
+        #: "Stack overflow: …" when the crashing thread's walk gives evidence of one (`explain.triage`)
+        self.overflow = QLabel(self)
+        self.overflow.setObjectName("stackOverflow")
+        self.overflow.setWordWrap(True)
+        self.overflow.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.overflow.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        bold = self.overflow.font()
+        bold.setBold(True)
+        self.overflow.setFont(bold)
+        self.overflow.hide()
+
         self.values: dict[str, QLabel] = {}
         self._captions: dict[str, QLabel] = {}
         grid = QGridLayout()
@@ -133,6 +145,7 @@ class SummaryPane(QWidget):
         layout.setSpacing(4)
         layout.addWidget(self.damage)
         layout.addWidget(self.headline)
+        layout.addWidget(self.overflow)
         layout.addWidget(self.why)
         layout.addLayout(grid)
 
@@ -142,6 +155,8 @@ class SummaryPane(QWidget):
         session.analysis_cancelled.connect(self._refresh_symbols)
         session.analysis_failed.connect(self._refresh_symbols)
         session.thread_walked.connect(self._refresh_symbols)
+        session.thread_walked.connect(self._refresh_overflow)
+        session.analysis_finished.connect(self._refresh_overflow)
         self.refresh()
 
     def set_theme(self, theme: Theme) -> None:
@@ -152,6 +167,7 @@ class SummaryPane(QWidget):
         """Everything the header says, as plain text (tests, copy)."""
         lines = [_plain(self.damage.text())] if not self.damage.isHidden() else []
         lines.append(self.headline.text())
+        lines += [self.overflow.text()] if not self.overflow.isHidden() else []
         lines += [self.why.text()] if not self.why.isHidden() else []
         for key in self.FIELDS:
             label = self.values[key]
@@ -174,6 +190,7 @@ class SummaryPane(QWidget):
             self.headline.setText("No dump open")
             self.headline.setStyleSheet("")
             self.why.hide()
+            self.overflow.hide()
             for key in self.FIELDS:
                 self._set(key, None)
             self._set("file", "Open a minidump with File › Open (Ctrl+O) or drop a .dmp file here")
@@ -245,6 +262,7 @@ class SummaryPane(QWidget):
         self._set("process", _e(", ".join(process)) if process else "unknown")
         self._set("assertion", _e(state.assertion) if state.assertion else None)
         self._refresh_symbols()
+        self._refresh_overflow()
         self._fit_height()
 
     def _show_damage(self, damage: DumpDamage) -> None:
@@ -281,6 +299,24 @@ class SummaryPane(QWidget):
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width() and not self.damage.isHidden():
             self._fit_height()  # the wrapped warning's height depends on the width
+
+    @Slot()
+    def _refresh_overflow(self, *_: object) -> None:
+        """Say "stack overflow" once the crashing thread's walk is over and gives evidence of one."""
+        doc = self.session.document
+        crashing = doc.crashing_thread if doc is not None else None
+        crash = doc.state.crash if doc is not None else None
+        reason = None
+        if doc is not None and crash is not None and crashing is not None and doc.is_walked(crashing.index):
+            reason = overflow_reason(
+                doc.frames(crashing.index), doc.termination(crashing.index), crash.reason, crash.address
+            )
+        shown = not self.overflow.isHidden()
+        self.overflow.setText(f"Stack overflow: {reason}" if reason else "")
+        self.overflow.setStyleSheet(f"color: {self._theme.crash.name()};")
+        self.overflow.setVisible(reason is not None)
+        if shown != (reason is not None):
+            self._fit_height()
 
     @Slot()
     def _refresh_symbols(self, *_: object) -> None:

@@ -8,6 +8,7 @@ shows a thread the search left out.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, Slot
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QLabel, QWidget
 
 from inspector.gui.models.thread_model import ThreadTableModel
@@ -97,6 +98,16 @@ class ThreadPane(LinkedPane):
     def _on_frames_added(self, thread_index: int, *_: object) -> None:
         self.model.frames_changed(thread_index)
         self.proxy.frames_changed()
+        if self.model.overflow(thread_index) is not None:
+            # "1,937 ⚠ overflow" is wider than the counts the column is sized for
+            column = ThreadTableModel.COL_FRAMES
+            text = str(self.model.index(thread_index, column).data() or "")
+            bold = QFont(self.view.font())
+            bold.setBold(True)  # the crashing thread's row is bold
+            wanted = QFontMetrics(bold).horizontalAdvance(text) + 14
+            header = self.view.horizontalHeader()
+            if header.sectionSize(column) < wanted:
+                header.resizeSection(column, wanted)
 
     # ---- search ----
 
