@@ -18,6 +18,7 @@ from inspector.core.explain.triage import (
     report_numbers,
 )
 from inspector.core.process import ProcessOptions, ProcessState, process
+from inspector.core.record import replace
 from inspector.core.report.human import render_human
 from inspector.core.report.short_names import collapse_templates, shortened_forms
 from inspector.core.unwind import StackFrame
@@ -78,6 +79,9 @@ def test_guesses_and_system_libraries() -> None:
     guess = names.index("__cxa_throw_bad_array_new_length")
     # a PUBLIC symbol 0x552 bytes below, in a library whose symbols name no function: a guess
     assert frames[guess].function_offset == 0x552 and is_guess(frames[guess], has_functions(frames[guess]))
+    # a few bytes past a PUBLIC name of such a library: the name is most likely right
+    near = replace(frames[guess], instruction=frames[guess].instruction - 0x552 + 0x304)
+    assert not is_guess(near, module_has_functions=False)
     # the same name in a module with FUNCs would be near enough to be the function itself
     assert not is_guess(frames[guess], module_has_functions=True)
     # far from the PUBLIC below: a guess wherever it is

@@ -149,7 +149,8 @@ def test_guesses_and_the_first_frame_of_your_code_are_marked(terminate: MainWind
 
 
 def test_guesses_on_the_sample(window: MainWindow, qtbot: QtBot) -> None:
-    """The sample's libc.so.6.sym has PUBLIC names only: its names are marked; FUNC names never are."""
+    """The sample's libc.so.6.sym has PUBLIC names only, but from libc's full symbol table: its names
+    are a few hundred bytes below the addresses at most and are not marked; FUNC names never are."""
     wait_analysis_over(qtbot, window.session, lambda: window.open_dump(sample_dump()))
     window.session.select_thread(0)
     model = window.frame_pane.model
@@ -159,9 +160,11 @@ def test_guesses_on_the_sample(window: MainWindow, qtbot: QtBot) -> None:
         font = index.data(Qt.ItemDataRole.FontRole)
         frame = model.frames[model.frame_ref_of(index)[0]]
         marked[frame.function_name] = (font is not None and font.italic(), frame.module.code_file)
-    assert marked["__pthread_clockjoin_ex"][0]  # libc: a PUBLIC name in a module without FUNCs
+    assert (
+        "__pthread_clockjoin_ex" in marked
+    )  # libc: a PUBLIC name 0x132 bytes below, in a module without FUNCs
     assert not marked["main"][0]  # a FUNC of render_farm
-    assert all(guess == ("libc.so" in module) for guess, module in marked.values()), marked
+    assert not any(guess for guess, _module in marked.values()), marked
 
 
 def test_the_normal_end_of_a_stack_is_not_an_error(terminate: MainWindow) -> None:

@@ -9,9 +9,12 @@ window shows these marks; the reports keep rust-minidump's text.
 * **Guesses.** A name from a PUBLIC record (no FUNC covers the address) is the nearest exported
   symbol below it: right for an exported function, but for an unexported one it names a
   neighbour, often far away (`__nss_database_lookup + 0x15a98`). It is marked a guess when the
-  offset is larger than a function usually is (`GUESS_OFFSET`), or when the module's symbols have
-  no FUNC records at all (PUBLIC names only: any unexported function there takes a neighbour's
-  name). A PUBLIC name a few bytes into a module that has FUNCs is the symbol itself (`_start`).
+  offset is larger than a function usually is (`GUESS_OFFSET`). In a module whose symbols have no
+  FUNC records at all (PUBLIC names only) the bar is lower (`GUESS_OFFSET_PUBLIC_ONLY`): if the
+  names came from the dynamic symbol table only, every unexported function there takes a
+  neighbour's name; but when they came from a full symbol table (libc's `.sym` made with its
+  debug file), `start_thread + 0x304` is right, and marking every frame of such a library would
+  teach users to ignore the mark. A PUBLIC name a few bytes in is the symbol itself (`_start`).
 * **Your code.** A module is the system's when it lives in a system folder (`/lib`, `/usr/lib`,
   `C:\\Windows`, `/System/Library`, …) or is a well-known runtime library (libc, libstdc++,
   ntdll, …); every other module is the program's own (`first_own_frame`).
@@ -39,6 +42,8 @@ from inspector.core.unwind import StackFrame, Termination, TerminationReason
 RECURSION_MIN = 8
 #: a PUBLIC name this far below the address is likely another function's
 GUESS_OFFSET = 0x1000
+#: the same for a module whose symbols are PUBLIC records only (no FUNC says where functions end)
+GUESS_OFFSET_PUBLIC_ONLY = 0x400
 #: a crashing stack this deep, with a recursion in it, is called a stack overflow
 OVERFLOW_FRAMES = 1000
 #: a crash address this far below the stack pointer is past the end of the stack (a stack probe
@@ -123,13 +128,14 @@ def first_own_frame(frames: Sequence[StackFrame]) -> int | None:
 
 def is_guess(frame: StackFrame, module_has_functions: bool = True) -> bool:
     """The frame's name is the nearest PUBLIC symbol below the address and likely another function's:
-    far below it, or in a module whose symbols name no function by a FUNC record. A FUNC's name is
-    never a guess."""
+    far below it (less far in a module whose symbols name no function by a FUNC record). A FUNC's
+    name is never a guess."""
     symbol = frame.symbol
     if symbol is None or not symbol.from_public:
         return False
     offset = frame.function_offset
-    return not module_has_functions or offset is None or offset > GUESS_OFFSET
+    limit = GUESS_OFFSET if module_has_functions else GUESS_OFFSET_PUBLIC_ONLY
+    return offset is None or offset > limit
 
 
 @record

@@ -493,7 +493,8 @@ class FrameTreeModel(HeaderedTreeModel):
             lines.insert(1, frame.function_name)
         if self.is_guess(frame):
             why = (
-                "the module's symbols name no function (public names only)"
+                "the module's symbols name no function (public names only) and the address is "
+                "further from this one than a small function is long"
                 if not self.module_has_functions(frame)
                 else "no function record covers this address"
             )
