@@ -1,0 +1,60 @@
+"""What the window does to stay responsive while a walk streams in (issue 18's GUI row): the
+models answer paints without extra round trips, and still behave as Qt's model tester expects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
+from PySide6.QtWidgets import QApplication
+
+from inspector.core.process import ProcessOptions, process
+from inspector.gui.models.frame_model import FrameTreeModel
+from inspector.gui.theme import Theme
+
+CheckModel = Callable[[QAbstractItemModel], None]
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "crashes"
+M = FrameTreeModel
+
+
+def test_frame_model_indexes_while_a_recursion_streams_in(
+    check_model: CheckModel, qapp: QApplication
+) -> None:
+    case = FIXTURES / "cxx_templates"
+    state = process(
+        str(case / "cxx_templates.dmp"),
+        ProcessOptions(
+            symbol_paths=(str(case / "symbols"), str(FIXTURES / "system-symbols")), use_symbols_cache=False
+        ),
+    )
+    frames = state.threads[0].frames[:60]  # 13 frames, then the recursion (the model tester is slow)
+    model = FrameTreeModel(Theme.for_scheme(False, qapp.font()))
+    check_model(model)  # watches every insert and removal below
+    model.set_frames(0, frames[:5])
+    for start in range(5, len(frames), 16):  # in batches, as the worker delivers them
+        model.append_frames(frames[start : start + 16])
+
+    (group,) = model.groups
+    top = next(r for r in range(model.rowCount()) if model.group_of(model.index(r, 0)) is group)
+    parent = model.index(top, 0)
+    count = group.count
+    assert count > 40 and model.rowCount(parent) == count
+    child = model.index(count - 1, M.COL_FUNCTION, parent)
+    assert child.isValid() and child.parent() == parent
+    assert model.frame_ref_of(child) == (59, 0)  # the last frame streamed in, in the group
+    # out of range: no index, whatever the level
+    assert not model.index(count, 0, parent).isValid()
+    assert not model.index(model.rowCount(), 0).isValid()
+    assert not model.index(0, len(M.HEADERS)).isValid()
+    assert not model.index(-1, 0).isValid()
+    assert not model.index(0, 0, model.index(0, 0)).isValid()  # a plain row has no children
+    assert not model.index(0, 0, model.index(0, 0, parent)).isValid()  # nor has a group's child
+    assert not model.index(0, 0, model.index(top, 1)).isValid()  # children hang off column 0 only
+    # roles the model never answers are None; the ones it does still answer
+    first = model.index(0, M.COL_FUNCTION)
+    assert first.data(Qt.ItemDataRole.BackgroundRole) is None
+    assert first.data(Qt.ItemDataRole.CheckStateRole) is None
+    assert first.data().startswith("engine::World<")
+    assert parent.siblingAtColumn(M.COL_FUNCTION).data().startswith(f"{count} more calls of ")
+    assert model.index(0, 0, QModelIndex()).data(Qt.ItemDataRole.DecorationRole) is not None
