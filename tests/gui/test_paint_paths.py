@@ -8,10 +8,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from inspector.core.process import ProcessOptions, process
+from inspector.gui.main_window import MainWindow
 from inspector.gui.models.frame_model import FrameTreeModel
 from inspector.gui.theme import Theme
+from inspector.resources import sample_dump
+from tests.gui.support import wait_analysis_over
 
 CheckModel = Callable[[QAbstractItemModel], None]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "crashes"
@@ -58,3 +62,29 @@ def test_frame_model_indexes_while_a_recursion_streams_in(
     assert first.data().startswith("engine::World<")
     assert parent.siblingAtColumn(M.COL_FUNCTION).data().startswith(f"{count} more calls of ")
     assert model.index(0, 0, QModelIndex()).data(Qt.ItemDataRole.DecorationRole) is not None
+
+
+def test_the_stack_plot_keeps_its_label_plain_and_refits_for_another_thread(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(sample_dump()))
+    plot = window.plot_pane
+    item = plot.plot.getPlotItem()
+    base = min(start for _, start, _ in plot.extents)
+    # byte offsets, never scaled to an SI prefix: the tick labels are hex offsets of the real bytes
+    assert f"bytes above {base:#x}" in plot.axis.labelString()
+    assert plot.axis.autoSIPrefixScale == 1.0
+    width = max(end for _, _, end in plot.extents) - base
+    (x0, x1), (_, y1) = item.viewRange()
+    assert x0 <= 0 and x1 >= width and y1 >= max(f for f, _, _ in plot.extents)
+
+    item.setXRange(0, 8, padding=0)  # the user zooms in
+    plot.redraw()  # e.g. more frames of the same thread: the zoom stays
+    assert item.viewRange()[0][1] < width
+    window.session.select_thread(0)  # another thread: the view fits its stack
+    assert plot.extents
+    base = min(start for _, start, _ in plot.extents)
+    width = max(end for _, _, end in plot.extents) - base
+    (x0, x1), _ = item.viewRange()
+    assert x0 <= 0 and x1 >= width
+    assert f"bytes above {base:#x}" in plot.axis.labelString()
