@@ -11,8 +11,10 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from inspector.core.process import ProcessOptions, process
+from inspector.gui.document import Document
 from inspector.gui.main_window import MainWindow
 from inspector.gui.models.frame_model import FrameTreeModel
+from inspector.gui.models.module_model import ModuleFilterProxy, ModuleTableModel
 from inspector.gui.theme import Theme
 from inspector.resources import sample_dump
 from tests.gui.support import wait_analysis_over
@@ -88,3 +90,24 @@ def test_the_stack_plot_keeps_its_label_plain_and_refits_for_another_thread(
     (x0, x1), _ = item.viewRange()
     assert x0 <= 0 and x1 >= width
     assert f"bytes above {base:#x}" in plot.axis.labelString()
+
+
+def test_a_batch_of_symbol_states_repaints_the_module_rows_in_one_signal(
+    check_model: CheckModel, qapp: QApplication, sample_document: Document
+) -> None:
+    model = ModuleTableModel(Theme.for_scheme(False, qapp.font()))
+    proxy = ModuleFilterProxy()
+    proxy.setSourceModel(model)
+    check_model(proxy)
+    model.set_document(sample_document)
+    changes: list[tuple[int, int, int, int]] = []
+    model.dataChanged.connect(
+        lambda first, last, _roles=(): changes.append(
+            (first.row(), last.row(), first.column(), last.column())
+        )
+    )
+    model.symbols_changed([3, 1, 2, 99])  # 99: no such module
+    M = ModuleTableModel
+    assert changes == [(1, 3, M.COL_SYMBOLS, M.COL_MATCHED)]
+    model.symbols_changed([])
+    assert len(changes) == 1
