@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QRect, Qt
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QTreeView
 from pytestqt.qtbot import QtBot
 
 from inspector.core.process import ProcessOptions, process
@@ -15,6 +16,7 @@ from inspector.gui.document import Document
 from inspector.gui.main_window import MainWindow
 from inspector.gui.models.frame_model import FrameTreeModel
 from inspector.gui.models.module_model import ModuleFilterProxy, ModuleTableModel
+from inspector.gui.panes.name_delegate import ShorteningDelegate
 from inspector.gui.theme import Theme
 from inspector.resources import sample_dump
 from tests.gui.support import wait_analysis_over
@@ -111,3 +113,27 @@ def test_a_batch_of_symbol_states_repaints_the_module_rows_in_one_signal(
     assert changes == [(1, 3, M.COL_SYMBOLS, M.COL_MATCHED)]
     model.symbols_changed([])
     assert len(changes) == 1
+
+
+def test_shortened_names_follow_the_column_width_when_remembered(qapp: QApplication) -> None:
+    view = QTreeView()
+    model = QStandardItemModel(1, 1)
+    name = "engine::World<engine::Vec<float, 3>, std::allocator<engine::Vec<float, 3> > >::step(double)"
+    model.setItem(0, 0, QStandardItem(name))
+    view.setModel(model)
+    delegate = ShorteningDelegate(view)
+    view.setItemDelegateForColumn(0, delegate)
+    index = model.index(0, 0)
+
+    def shown(width: int) -> str:
+        option = QStyleOptionViewItem()
+        option.initFrom(view)
+        option.widget = view
+        option.rect = QRect(0, 0, width, 20)
+        delegate.initStyleOption(option, index)
+        return option.text
+
+    narrow, wide = shown(160), shown(2000)
+    assert wide == name and narrow != name and len(narrow) < len(name)
+    assert shown(160) == narrow and shown(2000) == wide  # answered again from what it remembers
+    assert len(shown(60)) <= len(narrow)  # narrower still: a shorter form, not the remembered one
