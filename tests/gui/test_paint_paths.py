@@ -3,9 +3,10 @@ models answer paints without extra round trips, and still behave as Qt's model t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QRect, Qt
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QTreeView
@@ -137,3 +138,30 @@ def test_shortened_names_follow_the_column_width_when_remembered(qapp: QApplicat
     assert wide == name and narrow != name and len(narrow) < len(name)
     assert shown(160) == narrow and shown(2000) == wide  # answered again from what it remembers
     assert len(shown(60)) <= len(narrow)  # narrower still: a shorter form, not the remembered one
+
+
+def test_a_new_document_is_shown_first_and_its_thread_selected_in_the_next_slice(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = window.session
+    steps = [0]  # how many times the session has applied a step of events so far
+    apply = session.apply
+
+    def counting_apply(generation: int, events: Iterable[object]) -> None:
+        steps[0] += 1
+        apply(generation, events)
+
+    monkeypatch.setattr(session, "apply", counting_apply)
+    seen: list[tuple[str, int, int]] = []
+    session.document_changed.connect(lambda: seen.append(("document", session.selected_thread, steps[0])))
+    session.thread_selected.connect(lambda index: seen.append(("thread", index, steps[0])))
+    wait_analysis_over(qtbot, session, lambda: window.open_dump(sample_dump()))
+    doc = session.document
+    assert doc is not None and doc.crashing_thread is not None
+    crashing = doc.crashing_thread.index
+    # the window is rebuilt with no thread selected (and painted so, since the slice ends there),
+    # then the crashing thread is selected by a later step
+    (kind, selected, shown_in), (kind2, thread, selected_in) = seen[:2]
+    assert (kind, selected) == ("document", -1) and (kind2, thread) == ("thread", crashing)
+    assert selected_in > shown_in
+    assert session.selected_frame is not None and session.selected_frame.thread == crashing
