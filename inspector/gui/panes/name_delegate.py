@@ -41,8 +41,8 @@ class ShorteningDelegate(ElidingDelegate):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(Qt.TextElideMode.ElideRight, parent)
-        # Every paint asks again for the same cells, and measuring each shortened form of a long
-        # C++ name until one fits was most of the time a paint of the Frames pane spent in Python.
+        # Every paint asks again for the same cells, and finding the form that fits measures the
+        # shortened forms of a long C++ name one by one (a call into Qt each).
         self._fitted: dict[tuple[str, int, str], str] = {}
 
     def initStyleOption(self, option: QStyleOptionViewItem, index: _Index) -> None:
