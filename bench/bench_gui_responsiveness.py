@@ -6,12 +6,16 @@ Each run is a fresh process with the real main window (offscreen, 1440x900) that
 `../shared/perf/torch-autograd/symbols` and `bench/data/perf-symbols` (the two big torch
 `.sym` files, see that case's README). A `QTimer` ticks every 5 ms on the main thread;
 the longest gap between two ticks, minus the 5 ms period, is the longest time the main
-thread was blocked. Also recorded: the time from `open_dump` until the first frame is in
+thread was blocked. "busiest CPU" is the most CPU time the main thread itself used between two
+ticks (`time.thread_time`): the part of a stall that is our own work on the GUI thread, as
+opposed to waiting for the GIL or for a core (on a loaded 2-core machine the stall is often
+twice that). Also recorded: the time from `open_dump` until the first frame is in
 the Frames pane, until the walk finished, and the slowest single `Session.apply` (one
 batch of events applied on the main thread) and plot/memory redraws.
 
 "cold": an empty symbol index cache directory per run; "warm": a cache written by an
-earlier, untimed run. Median of --runs runs per row; the goal is no stall over 50 ms.
+earlier, untimed run. Median of --runs runs per row; the goal (issue 18) is a median longest
+stall of at most 30 ms with the warm cache.
 
 Not a test: nothing here asserts a time.
 """
@@ -73,9 +77,10 @@ session.apply = timed("apply", session.apply)
 
 PERIOD = 0.005
 ticks = []
+cpu = []  # the main thread's CPU time at each tick
 heartbeat = QTimer()
 heartbeat.setInterval(5)
-heartbeat.timeout.connect(lambda: ticks.append(time.perf_counter()))
+heartbeat.timeout.connect(lambda: (ticks.append(time.perf_counter()), cpu.append(time.thread_time())))
 result = {}
 profiler = None
 if profile:
@@ -101,6 +106,9 @@ def stop():
         result["profile"] = out.getvalue()
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     result["max_stall"] = max(0.0, max(gaps) - PERIOD) if gaps else None
+    # what the main thread itself computed between two ticks, at most: the longest stall less the
+    # time it waited (for the GIL, for a CPU); a figure that a loaded machine moves much less
+    result["max_busy_cpu"] = max((b - a for a, b in zip(cpu, cpu[1:])), default=0.0)
     result["stalls_over_50ms"] = sum(1 for g in gaps if g - PERIOD > 0.05)
     result["ticks"] = len(ticks)
     result["slowest_apply"] = slowest["apply"]
@@ -181,10 +189,18 @@ def main() -> int:
             print(run_child(warm, profile=True).get("profile", ""))
     frames = rows["warm"][0]["frames"]
     print(f"GUI responsiveness, torch-autograd ({frames} frames), median of {options.runs} runs")
-    header = ("cache", "longest stall", "stalls>50ms", "first frame", "walk done", "slowest apply")
+    header = (
+        "cache",
+        "longest stall",
+        "stalls>50ms",
+        "first frame",
+        "walk done",
+        "slowest apply",
+        "busiest CPU",
+    )
     print(
         f"{header[0]:<6} "
-        + " ".join(f"{h:>{w}}" for h, w in zip(header[1:], (14, 12, 12, 10, 14), strict=True))
+        + " ".join(f"{h:>{w}}" for h, w in zip(header[1:], (14, 12, 12, 10, 14, 12), strict=True))
     )
     for name, results in rows.items():
         stall = statistics.median([r["max_stall"] * 1000 for r in results])
@@ -192,9 +208,13 @@ def main() -> int:
         first = statistics.median([r["first_frame"] * 1000 for r in results])
         done = statistics.median([r["finished"] * 1000 for r in results])
         apply = statistics.median([r["slowest_apply"] * 1000 for r in results])
-        print(f"{name:<6} {stall:>11.1f} ms {over:>12.0f} {first:>9.0f} ms {done:>7.0f} ms {apply:>11.1f} ms")
+        busy = statistics.median([r["max_busy_cpu"] * 1000 for r in results])
+        print(
+            f"{name:<6} {stall:>11.1f} ms {over:>12.0f} {first:>9.0f} ms {done:>7.0f} ms {apply:>11.1f} ms"
+            f" {busy:>9.1f} ms"
+        )
     worst = max(r["max_stall"] for results in rows.values() for r in results) * 1000
-    print(f"worst single stall over all runs: {worst:.1f} ms (goal: none over 50 ms)")
+    print(f"worst single stall over all runs: {worst:.1f} ms (goal: warm median <= 30 ms)")
     return 0
 
 

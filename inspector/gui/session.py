@@ -155,6 +155,8 @@ class Session(QObject):
         self._queue_timer.setInterval(0)
         self._queue_timer.timeout.connect(self._apply_queued)
         self._pending_end: Callable[[], None] | None = None
+        #: the thread selection a new document waits for (see `_show`)
+        self._select_next: tuple[int, _SelectThread] | None = None
         self.runner.finished.connect(self._on_finished)
         self.runner.cancelled.connect(self._on_cancelled)
         self.runner.failed.connect(self._on_failed)
@@ -318,6 +320,10 @@ class Session(QObject):
                 self._queue[0] = (generation, events[cut:])
             else:
                 self._queue.pop(0)
+            if self._select_next is not None:  # a new document: its thread is selected next slice
+                select_generation, select = self._select_next
+                self._select_next = None
+                self._queue.insert(0, (select_generation, [select]))
             if self._queue and (time.monotonic() >= deadline or isinstance(events[cut - 1], DumpLoaded)):
                 self.runner.hold_worker()  # until this slice is painted and the rest applied
                 self._queue_timer.start()
@@ -342,6 +348,10 @@ class Session(QObject):
                 self._announce(pending)  # the old document's updates first
                 pending = _Pending()
                 self._show(generation, event)
+                continue
+            if isinstance(event, _SelectThread):
+                if self._document is event.document and self._thread == -1:
+                    self.select_thread(event.index)
                 continue
             doc = self._document
             if doc is None or self._document_generation != generation:
@@ -401,11 +411,16 @@ class Session(QObject):
         self.problems_changed.emit()
         crashing = doc.crashing_thread
         if keep_thread >= 0:
-            self.select_thread(keep_thread)
+            thread = keep_thread
         elif crashing is not None:
-            self.select_thread(crashing.index)
-        elif doc.thread_count:
-            self.select_thread(0)
+            thread = crashing.index
+        else:
+            thread = 0 if doc.thread_count else -1
+        if thread >= 0:
+            # Selected in the next slice, before the run's next events: every pane that follows the
+            # selected thread fills in then, so the window is not both rebuilt and filled (and
+            # painted) in one turn of the event loop.
+            self._select_next = (generation, _SelectThread(doc, thread))
 
     def _end(self, end: Callable[[], None]) -> None:
         """Announce how the run ended, after its last events have been applied."""
@@ -613,6 +628,14 @@ class Session(QObject):
         if new != self.source_roots:
             self.source_roots = new
             self.source_roots_changed.emit()
+
+
+@dataclass(frozen=True, slots=True)
+class _SelectThread:
+    """Select this thread of this document when applied (queued by `Session._show`)."""
+
+    document: Document
+    index: int
 
 
 @dataclass

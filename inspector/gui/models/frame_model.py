@@ -31,6 +31,19 @@ from inspector.gui.theme import Theme
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
+#: Every role `FrameTreeModel.data` answers for some cell.
+_ANSWERED_ROLES = frozenset(
+    {
+        _ROLE.DisplayRole,
+        _ROLE.DecorationRole,
+        _ROLE.ToolTipRole,
+        _ROLE.FontRole,
+        _ROLE.ForegroundRole,
+        _ROLE.TextAlignmentRole,
+        ItemRole,
+        AddressRole,
+    }
+)
 
 #: The short "Found by" text and the badge letter of each trust level (None: an inline frame).
 TRUST_LABELS: dict[FrameTrust | None, tuple[str, str]] = {
@@ -315,20 +328,21 @@ class FrameTreeModel(HeaderedTreeModel):
             return self.index(top, 0)
         return self.index(child, 0, self.index(top, 0))
 
+    def _item_at(self, index: _Index) -> int | RecursionGroup | None:
+        """What a valid index shows: a report row, or (at the top level) a collapsed group."""
+        parent = index.internalId()
+        row = index.row()
+        if parent == 0:
+            return self._top[row] if 0 <= row < len(self._top) else None
+        group = self._top[parent - 1] if 0 < parent <= len(self._top) else None
+        if not isinstance(group, RecursionGroup) or not 0 <= row < group.count:
+            return None
+        return group.first + row
+
     def _row_of(self, index: _Index) -> int | None:
         """The report row an index shows (a collapsed group: its first frame)."""
-        if not index.isValid():
-            return None
-        parent = index.internalId()
-        if parent == 0:
-            if not 0 <= index.row() < len(self._top):
-                return None
-            item = self._top[index.row()]
-            return item if isinstance(item, int) else item.first
-        group = self._top[parent - 1] if 0 < parent <= len(self._top) else None
-        if not isinstance(group, RecursionGroup) or not 0 <= index.row() < group.count:
-            return None
-        return group.first + index.row()
+        item = self._item_at(index) if index.isValid() else None
+        return item.first if isinstance(item, RecursionGroup) else item
 
     def group_of(self, index: _Index) -> RecursionGroup | None:
         """The collapsed recursion a top-level index is, if it is one."""
@@ -348,13 +362,19 @@ class FrameTreeModel(HeaderedTreeModel):
     # ---- HeaderedTreeModel ----
 
     def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
-        if not self.hasIndex(row, column, parent):
+        # The bounds checks of `hasIndex`, in Python: it would call back into rowCount and
+        # columnCount, and every data() through the filter proxy asks for a source index first.
+        if row < 0 or not 0 <= column < len(self.HEADERS):
             return QModelIndex()
         if not parent.isValid():
-            return self.createIndex(row, column, 0)
-        if parent.internalId() != 0:
+            return self.createIndex(row, column, 0) if row < len(self._top) else QModelIndex()
+        top = parent.row()
+        if parent.internalId() != 0 or parent.column() != 0 or not 0 <= top < len(self._top):
             return QModelIndex()
-        return self.createIndex(row, column, parent.row() + 1)
+        group = self._top[top]
+        if not isinstance(group, RecursionGroup) or row >= group.count:
+            return QModelIndex()
+        return self.createIndex(row, column, top + 1)
 
     def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
         if not index.isValid():
@@ -373,12 +393,16 @@ class FrameTreeModel(HeaderedTreeModel):
         return group.count if group is not None else 0
 
     def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
-        row = self._row_of(index)
-        if row is None:
+        # A paint asks each cell for about seven roles (background, check state, ...): the ones
+        # this model never answers return before any lookup.
+        if role not in _ANSWERED_ROLES or not index.isValid():
             return None
-        group = self.group_of(index)
-        if group is not None:
-            return self._group_data(group, index.column(), role)
+        item = self._item_at(index)
+        if item is None:
+            return None
+        if isinstance(item, RecursionGroup):
+            return self._group_data(item, index.column(), role)
+        row = item
         entry = self._rows[row]
         frame = self._frames[entry.frame]
         inline = None if entry.inline == 0 else frame.inlines[entry.inline - 1]

@@ -89,10 +89,16 @@ class ModuleTableModel(HeaderedTableModel):
         self.endResetModel()
 
     def symbols_changed(self, module_indexes: Iterable[int]) -> None:
-        """The document's symbol states of these modules changed: repaint their status cells."""
-        for i in module_indexes:
-            if 0 <= i < len(self._modules):
-                self.dataChanged.emit(self.index(i, self.COL_SYMBOLS), self.index(i, self.COL_MATCHED))
+        """The document's symbol states of these modules changed: repaint their status cells.
+
+        One `dataChanged` over the rows from the first to the last of them: the sorting proxy
+        re-sorts once per signal, and a batch of the walk can bring dozens of modules' symbols.
+        """
+        rows = [i for i in module_indexes if 0 <= i < len(self._modules)]
+        if rows:
+            self.dataChanged.emit(
+                self.index(min(rows), self.COL_SYMBOLS), self.index(max(rows), self.COL_MATCHED)
+            )
 
     def lacks_needed_symbols(self, row: int) -> bool:
         """The walk used this module (a frame or a scanned word is in it) and it has no usable symbols."""

@@ -36,15 +36,31 @@ class ElidingDelegate(QStyledItemDelegate):
 
 
 class ShorteningDelegate(ElidingDelegate):
+    #: most (text, room, font) → fitting text answers kept
+    CACHE_SIZE = 4096
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(Qt.TextElideMode.ElideRight, parent)
+        # Every paint asks again for the same cells, and finding the form that fits measures the
+        # shortened forms of a long C++ name one by one (a call into Qt each).
+        self._fitted: dict[tuple[str, int, str], str] = {}
 
     def initStyleOption(self, option: QStyleOptionViewItem, index: _Index) -> None:
         super().initStyleOption(option, index)
         text = option.text
         if not text:
             return
-        option.text = self.fitting_text(option, text)
+        style = option.widget.style() if option.widget is not None else None
+        if style is None:
+            return
+        room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, option.widget).width()
+        key = (text, room, option.font.key())
+        fitted = self._fitted.get(key)
+        if fitted is None:
+            if len(self._fitted) >= self.CACHE_SIZE:
+                self._fitted.clear()
+            fitted = self._fitted[key] = self.fitting_text(option, text)
+        option.text = fitted
 
     @staticmethod
     def fitting_text(option: QStyleOptionViewItem, text: str) -> str:

@@ -105,6 +105,10 @@ class StackPlotPane(QWidget):
         item.invertY(True)
         item.setLabel("left", "frame")
         item.setLabel("bottom", "bytes above the lowest stack pointer")
+        for name in ("left", "bottom"):
+            # No units, so no SI prefix to choose; pyqtgraph would rewrite the label's HTML (and lay
+            # the plot out again) on every range change just to find that out.
+            item.getAxis(name).enableAutoSIPrefix(False)
         item.showGrid(x=True, y=False, alpha=0.25)
         self.bars = pg.BarGraphItem(x0=[], width=[], y=[], height=0.62)
         self.return_slots = pg.ScatterPlotItem(symbol="t1", size=9)
@@ -125,6 +129,8 @@ class StackPlotPane(QWidget):
         #: (frame index, start, end) of each bar, in drawing order
         self.extents: list[tuple[int, int, int]] = []
         self.selected_frame: int | None = None
+        #: (x extent, last frame) the view's ranges were last set for
+        self._ranges: tuple[int, int] | None = None
         self._thread = -1
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -176,6 +182,7 @@ class StackPlotPane(QWidget):
     @Slot()
     def _on_thread_changed(self, *_: object) -> None:
         self._thread = self.session.selected_thread
+        self._ranges = None  # another stack: fit the view to it
         self._timer.stop()
         self.redraw()
 
@@ -230,7 +237,9 @@ class StackPlotPane(QWidget):
         self.frame_axis.update()
         first = self.extents[0][0]
         number = numbers[first] if first < len(numbers) else first
-        self.plot.getPlotItem().setLabel("bottom", f"bytes above {base:#x} (frame {number}'s stack pointer)")
+        label = f"bytes above {base:#x} (frame {number}'s stack pointer)"
+        if self.axis.labelText != label:  # setting it lays the plot out again, even when it is the same
+            self.plot.getPlotItem().setLabel("bottom", label)
         width = doc.state.pointer_width if doc is not None else 8
         self.bars.setOpts(
             x0=[start - base for _, start, _ in self.extents],
@@ -256,8 +265,11 @@ class StackPlotPane(QWidget):
             scatter.setData(xs, ys, data=tips)
             scatter.setToolTip("\n".join(tips[:20]) if tips else "")
         top = max(end for _, _, end in self.extents)
-        self.plot.getPlotItem().setXRange(0, top - base, padding=0.02)
-        self.plot.getPlotItem().setYRange(-0.6, max(f for f, _, _ in self.extents) + 0.6, padding=0)
+        ranges = (top - base, max(f for f, _, _ in self.extents))
+        if ranges != self._ranges:  # while frames stream in, most redraws keep the same ranges
+            self._ranges = ranges
+            self.plot.getPlotItem().setXRange(0, ranges[0], padding=0.02)
+            self.plot.getPlotItem().setYRange(-0.6, ranges[1] + 0.6, padding=0)
         accepted = len(groups.get(MarkKind.SCAN_ACCEPTED, ((), (), ()))[0])
         rejected = len(groups.get(MarkKind.SCAN_REJECTED, ((), (), ()))[0])
         slots = len(groups.get(MarkKind.RETURN_ADDRESS, ((), (), ()))[0])
