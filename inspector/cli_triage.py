@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, TextIO
 
 from inspector.cli_common import UsageError, parse_arguments
 from inspector.commands import EXIT_OK, EXIT_UNUSABLE
+from inspector.core.logs import get_logger
 
 if TYPE_CHECKING:
     from inspector.core.triage import CrashSet
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 EXIT_INTERRUPTED = 130
 

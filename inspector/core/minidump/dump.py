@@ -8,7 +8,6 @@ the mapping, so a multi-gigabyte full dump is never read as a whole.
 
 from __future__ import annotations
 
-import logging
 import mmap
 import os
 import stat
@@ -20,6 +19,7 @@ from types import TracebackType
 from typing import TypeVar
 
 from inspector.core.errors import MinidumpError
+from inspector.core.logs import get_logger
 from inspector.core.minidump import context as context_mod
 from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.crashpad import CrashpadInfo, parse_crashpad_info
@@ -104,7 +104,7 @@ from inspector.core.minidump.threads import (
 )
 from inspector.core.strict import strict
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 T = TypeVar("T")
 

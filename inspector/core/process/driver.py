@@ -39,7 +39,6 @@ yielded and before any symbol server is contacted.
 
 from __future__ import annotations
 
-import logging
 import os
 import queue
 import threading
@@ -48,6 +47,7 @@ from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.dumpfile import as_microdump, open_any_dump
+from inspector.core.logs import get_logger
 from inspector.core.minidump import Minidump
 from inspector.core.minidump.errors import BadData
 from inspector.core.process.events import (
@@ -77,7 +77,7 @@ from inspector.core.unwind import (
 if TYPE_CHECKING:
     from inspector.core.symbols.server_supplier import ServerSymbolSupplier
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 
 def process(

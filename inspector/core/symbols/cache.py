@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import logging
 import mmap
 import os
 import sys
@@ -26,10 +25,11 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from inspector.core.logs import get_logger
 from inspector.core.symbols.errors import IndexCacheError
 from inspector.core.symbols.index_format import IndexImage, SymbolIdentity
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 SUFFIX = ".symidx"
 #: The application name of our user folders (platformdirs' `appname`).
