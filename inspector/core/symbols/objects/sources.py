@@ -123,6 +123,13 @@ def matched(module: ModuleIdentity, path: str, debug_id: str, code_id: str | Non
     return match(module, object_identity(path, debug_id, code_id))
 
 
+#: (path, size, mtime_ns) -> `ObjectSources.identity`, for the whole process: every dump of a batch
+#: (the corpus, triage, the window's next dump) asks about the same system libraries, and reading
+#: an ELF file's identity costs milliseconds (a fifth of a warm corpus pass read them again).
+_IDENTITIES: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
+_IDENTITIES_LOCK = threading.Lock()
+
+
 class ObjectSources:
     """Objects in the symbol paths and on this machine, and the cache of their conversions."""
 
@@ -146,7 +153,6 @@ class ObjectSources:
         self.cache_dir = cache_dir
         self._lock = threading.Lock()
         self._listing: list[_Entry] | None = None
-        self._identities: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
         #: problems met while scanning or reading (path, reason), for `inspector_problems`
         self.problems: list[tuple[str, str]] = []
 
@@ -200,9 +206,9 @@ class ObjectSources:
         except OSError:
             return []
         key = (str(path), st.st_size, st.st_mtime_ns)
-        with self._lock:
-            if key in self._identities:
-                return self._identities[key]
+        with _IDENTITIES_LOCK:
+            if key in _IDENTITIES:
+                return _IDENTITIES[key]
         from inspector.core.symbols.objects.reading import read_objects
 
         try:
@@ -211,8 +217,8 @@ class ObjectSources:
             if not quiet:
                 self._problem(str(path), exc.reason)
             ids = []
-        with self._lock:
-            self._identities[key] = ids
+        with _IDENTITIES_LOCK:
+            _IDENTITIES[key] = ids
         return ids
 
     def _problem(self, path: str, reason: str) -> None:
