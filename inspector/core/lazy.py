@@ -15,7 +15,6 @@ moment; `tests/test_lazy_packages.py` checks that the three lists agree.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable, Mapping
 
@@ -29,7 +28,11 @@ def lazy_names(package: str, names_by_module: Mapping[str, tuple[str, ...]]) -> 
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        # __import__ rather than importlib.import_module: the C import path, which
+        # `python -X importtime` reports module by module
+        full = f"{package}.{module}"
+        __import__(full)
+        value = getattr(sys.modules[full], name)
         setattr(sys.modules[package], name, value)  # looked up once
         return value
 

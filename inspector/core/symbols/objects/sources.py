@@ -21,23 +21,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import os
-import shutil
 import sys
-import tempfile
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.logs import get_logger
 from inspector.core.record import record
 from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, leaf, match
 from inspector.core.symbols.objects.errors import ObjectUnreadable
 from inspector.core.types import ModuleIdentity
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 #: how many files one symbol-path folder may hold before the scan stops (a mistaken `/`)
 MAX_SCANNED_FILES = 200_000
@@ -148,6 +146,8 @@ class ObjectSources:
         self.debug_root = debug_root
         self._temp: str | None = None
         if cache_dir is None:
+            import tempfile  # shutil and tempfile: only without a cache (the stackwalk start-up)
+
             self._temp = tempfile.mkdtemp(prefix="crash-inspector-objects-")
             cache_dir = Path(self._temp)
         self.cache_dir = cache_dir
@@ -331,6 +331,8 @@ class ObjectSources:
             )
         urls = [f"URL {o.url}" for o in objects if o.url]
         target.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile
+
         fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".sym", dir=target.parent)
         os.close(fd)
         try:
@@ -355,6 +357,8 @@ class ObjectSources:
 
     def close(self) -> None:
         if self._temp is not None:
+            import shutil
+
             shutil.rmtree(self._temp, ignore_errors=True)
             self._temp = None
 
@@ -420,6 +424,8 @@ def _read_listing(path: Path, signature: str) -> list[_Entry] | None:
 
 def _write_listing(path: Path, signature: str, entries: Iterable[_Entry]) -> None:
     rows = [[e.path, e.size, e.mtime_ns, e.debug_id, e.code_id] for e in entries]
+    import tempfile  # only when a listing is written
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
