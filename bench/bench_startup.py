@@ -44,7 +44,9 @@ EXAMPLES = REPO / "resources" / "examples"
 REFERENCE = BENCH / "data" / "peers" / "minidump-stackwalk"
 # what a walk and its JSON need: the packages import their names on first use (inspector.core.lazy),
 # so `import inspector.core.process` alone would load almost nothing
-ENGINE = "from inspector.core.process import process; from inspector.core.report.json_report import render_json"
+ENGINE = (
+    "from inspector.core.process import process; from inspector.core.report.json_report import render_json"
+)
 
 
 def main(argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""What the symbol package may import: core types/errors/cancel and the small helpers only, numpy only in the cold builder."""
+"""What the symbol package may import: core types/errors/cancel, small helpers; numpy only to build."""
 
 from __future__ import annotations
 
