@@ -23,9 +23,9 @@ SAMPLE = REPO / "resources" / "examples" / "sample.dmp"
 SYMBOLS = REPO / "resources" / "examples" / "symbols"
 
 #: Our own modules (`inspector.*`) a warm `stackwalk --json` of the sample loads.
-OUR_MODULES = 74
+OUR_MODULES = 73
 #: Other top-level modules and packages it loads beyond a bare interpreter (stdlib and installed).
-OTHER_TOP_LEVEL = 28
+OTHER_TOP_LEVEL = 24
 
 _CHILD = """
 import contextlib, io, json, runpy, sys
