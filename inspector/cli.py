@@ -34,12 +34,13 @@ def _basic_config() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    logs.when_imported(_basic_config)  # most headless runs log nothing: `logging` stays unimported
     if args and args[0] in SUBCOMMANDS:
+        logs.when_imported(_basic_config)  # most headless runs log nothing: `logging` stays unimported
         try:
             return _load(args[0])(args[1:])
         except KeyboardInterrupt:
             return 130
+    _basic_config()  # the window and the desktop set-up import logging anyway
     if args[:1] and args[0] in DESKTOP_OPTIONS:
         from inspector import desktop_install
 

@@ -46,11 +46,17 @@ def set_threshold(level: int) -> int:
 
 def when_imported(setup: Callable[[], None]) -> None:
     """Run `setup` (which imports and configures `logging`) now if `logging` is imported already,
-    else before the first message is written; a set-up already waiting is not added twice."""
-    if "logging" in sys.modules:
-        setup()
-    elif setup not in _pending:
+    else before the first message is written; a set-up already waiting is not added twice. Set-ups
+    run in the order they were given (a later one may refine an earlier one's levels)."""
+    if setup not in _pending:
         _pending.append(setup)
+    if "logging" in sys.modules:
+        _run_pending()
+
+
+def _run_pending() -> None:
+    while _pending:
+        _pending.pop(0)()
 
 
 def cancel(setup: Callable[[], None]) -> bool:
@@ -64,8 +70,7 @@ def cancel(setup: Callable[[], None]) -> bool:
 def _real_logger(name: str) -> logging.Logger:
     import logging
 
-    while _pending:
-        _pending.pop(0)()
+    _run_pending()
     return logging.getLogger(name)
 
 

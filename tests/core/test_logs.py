@@ -99,3 +99,29 @@ def test_a_cancelled_set_up_never_runs(imported_first: bool) -> None:
     )
     # already imported: the set-up runs at once (and cannot be taken back); else it never runs
     assert run.stdout.strip() == ("1" if imported_first else "0")
+
+
+def test_set_ups_run_in_the_order_given_even_when_logging_is_imported_in_between() -> None:
+    # the CLI's basic set-up waits; `triage --verbose` then lowers the level after `logging` was
+    # imported by something else: the basic set-up must not undo it later
+    run = _child(
+        """
+        import sys
+        from inspector.core import logs
+        order = []
+        def basic():
+            import logging
+            order.append("basic")
+            logging.getLogger().setLevel(logging.WARNING)
+        def verbose():
+            import logging
+            order.append("verbose")
+            logging.getLogger().setLevel(logging.DEBUG)
+        logs.when_imported(basic)
+        import logging  # a library imports it
+        logs.when_imported(verbose)
+        logs.get_logger("inspector.z").debug("seen")
+        print(order, logging.getLogger().level)
+        """
+    )
+    assert run.stdout.strip() == "['basic', 'verbose'] 10"
