@@ -9,11 +9,11 @@ integration for the current user, also without starting the GUI.
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Callable, Sequence
 
 from inspector.commands import DESKTOP_OPTIONS, EXIT_OK, EXIT_UNUSABLE, EXIT_USAGE, SUBCOMMANDS
+from inspector.core import logs
 
 __all__ = ["DESKTOP_OPTIONS", "EXIT_OK", "EXIT_UNUSABLE", "EXIT_USAGE", "SUBCOMMANDS", "main"]
 
@@ -26,14 +26,21 @@ def _load(name: str) -> Callable[[list[str]], int]:
     return runner
 
 
+def _basic_config() -> None:
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args and args[0] in SUBCOMMANDS:
+        logs.when_imported(_basic_config)  # most headless runs log nothing: `logging` stays unimported
         try:
             return _load(args[0])(args[1:])
         except KeyboardInterrupt:
             return 130
+    _basic_config()  # the window and the desktop set-up import logging anyway
     if args[:1] and args[0] in DESKTOP_OPTIONS:
         from inspector import desktop_install
 

@@ -8,13 +8,42 @@ even for a bug of ours; 2 on a usage error, after argparse's usage line.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from collections.abc import Callable
 
 from inspector.commands import EXIT_OK, EXIT_UNUSABLE, EXIT_USAGE
 from inspector.core.errors import InspectorError
+from inspector.core.logs import Logger
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, with the terminal width found without `shutil`.
+
+    argparse builds a formatter for every `add_argument` and, given no width, imports `shutil` (with
+    bz2, lzma and fnmatch) to ask for it: a fifth of what a `stackwalk` process imported. The width
+    is found as `shutil.get_terminal_size` finds it: `$COLUMNS`, else the terminal of stdout, else 80.
+    """
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2  # argparse's own margin
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _terminal_columns() -> int:
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
 
 
 class UsageError(Exception):
@@ -49,7 +78,7 @@ def _names(message: str, path: str) -> bool:
 
 
 def failure_message(
-    exc: Exception, *, input_path: str, log: logging.Logger, what: str, name_input: bool = False
+    exc: Exception, *, input_path: str, log: Logger, what: str, name_input: bool = False
 ) -> str:
     """The one line (without the `crash-inspector: error: ` prefix) for what went wrong making a report:
     an `InspectorError`'s message (with `name_input`, after `input_path` unless it names it already), or an
@@ -77,7 +106,7 @@ def print_report(
     make_report: Callable[[], str],
     *,
     input_path: str,
-    log: logging.Logger,
+    log: Logger,
     what: str,
     name_input: bool = False,
 ) -> int:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import logging
 
-from inspector.cli_common import parse_arguments, print_report
+from inspector.cli_common import HelpFormatter, parse_arguments, print_report
+from inspector.core.logs import get_logger
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="crash-inspector dump",
+        formatter_class=HelpFormatter,
         description=(
             "Print every stream of a minidump: header, directory, threads with their CPU contexts, modules, "
             "memory region lists (no hex dumps), exception, system and misc info, Linux /proc copies "

@@ -29,16 +29,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from inspector import __version__
-from inspector.cli_common import UsageError, failure_message, parse_arguments, write_stdout
+from inspector.cli_common import HelpFormatter, UsageError, failure_message, parse_arguments, write_stdout
 from inspector.commands import EXIT_OK, EXIT_UNUSABLE
+from inspector.core import logs
 from inspector.core.record import replace
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from inspector.core.process import ProcessState
     from inspector.core.symbols import SymbolServerOptions
 
-log = logging.getLogger(__name__)
+log = logs.get_logger(__name__)
 
 #: The reference whose command line this one takes.
 REFERENCE = "minidump-stackwalk 0.25.0"
@@ -57,12 +57,12 @@ FEATURES = ("stable-basic", "stable-all", "unstable-all")
 
 #: `--verbose LEVEL` -> the logging level (rust-minidump's tracing levels; `off` logs nothing).
 VERBOSITY = {
-    "off": logging.CRITICAL + 10,
-    "error": logging.ERROR,
-    "warn": logging.WARNING,
-    "info": logging.INFO,
-    "debug": logging.DEBUG,
-    "trace": logging.DEBUG - 5,
+    "off": logs.CRITICAL + 10,
+    "error": logs.ERROR,
+    "warn": logs.WARNING,
+    "info": logs.INFO,
+    "debug": logs.DEBUG,
+    "trace": logs.DEBUG - 5,
 }
 
 
@@ -89,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="crash-inspector stackwalk",
         usage="%(prog)s [OPTIONS] MINIDUMP [SYMBOLS_PATH ...]",
+        formatter_class=HelpFormatter,
         allow_abbrev=False,  # clap takes no abbreviations: `--pre` is an error there, so it is one here
         description=(
             "Walk the stacks of every thread of a minidump with Breakpad .sym symbols and print a report: "
@@ -332,23 +333,37 @@ class _Logs:
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[None]:
-        root = logging.getLogger()
-        handlers, level = root.handlers[:], root.level
-        if self.stream is not None:
-            handler = logging.StreamHandler(self.stream)
-            handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-            root.handlers = [handler]
-        root.setLevel(self.level)
+        saved: list[tuple[list[Any], int]] = []
+
+        def setup() -> None:  # run when `logging` is imported: most runs never need it
+            import logging
+
+            root = logging.getLogger()
+            saved.append((root.handlers[:], root.level))
+            if self.stream is not None:
+                handler = logging.StreamHandler(self.stream)
+                handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+                root.handlers = [handler]
+            root.setLevel(self.level)
+
+        threshold = logs.set_threshold(self.level)
+        logs.when_imported(setup)
         try:
             yield
         finally:
-            root.handlers, root.level = handlers, level
+            logs.set_threshold(threshold)
+            logs.cancel(setup)
+            if saved:
+                import logging
+
+                root = logging.getLogger()
+                root.handlers, root.level = saved[0]
             if self.stream is not None:
                 self.stream.close()
 
     def error(self, message: str) -> None:
         """Our error line (`crash-inspector: error: …`), unless `--verbose off`."""
-        if self.level > logging.ERROR:
+        if self.level > logs.ERROR:
             return
         stream = self.stream if self.stream is not None else sys.stderr
         print(f"crash-inspector: error: {message}", file=stream, flush=True)

@@ -17,7 +17,6 @@ written), an output cannot be written or the cluster cannot be used; 2 on a usag
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 import time
@@ -26,11 +25,12 @@ from typing import TYPE_CHECKING, TextIO
 
 from inspector.cli_common import UsageError, parse_arguments
 from inspector.commands import EXIT_OK, EXIT_UNUSABLE
+from inspector.core import logs
 
 if TYPE_CHECKING:
     from inspector.core.triage import CrashSet
 
-log = logging.getLogger(__name__)
+log = logs.get_logger(__name__)
 
 EXIT_INTERRUPTED = 130
 
@@ -137,13 +137,20 @@ class _Progress:
             self.stream.flush()
 
 
+def _debug_logging() -> None:
+    import logging
+
+    logging.getLogger().setLevel(logging.DEBUG)
+
+
 def run(argv: list[str]) -> int:
     """Run the sub-command; returns the exit status (bad dumps are reported, never raised)."""
     args = parse_arguments(_parser(), argv, _check)
     if isinstance(args, int):
         return args
     if args.verbose:
-        logging.getLogger().setLevel(logging.DEBUG)
+        logs.set_threshold(logs.DEBUG)
+        logs.when_imported(_debug_logging)
     from inspector.core.triage import ClusterUnavailable, CrashSet, TriageOptions, find_dumps, run_batch
 
     # Absolute paths: workers elsewhere (Dask) run in another folder.

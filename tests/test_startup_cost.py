@@ -23,9 +23,9 @@ SAMPLE = REPO / "resources" / "examples" / "sample.dmp"
 SYMBOLS = REPO / "resources" / "examples" / "symbols"
 
 #: Our own modules (`inspector.*`) a warm `stackwalk --json` of the sample loads.
-OUR_MODULES = 76
+OUR_MODULES = 73
 #: Other top-level modules and packages it loads beyond a bare interpreter (stdlib and installed).
-OTHER_TOP_LEVEL = 50
+OTHER_TOP_LEVEL = 24
 
 _CHILD = """
 import contextlib, io, json, runpy, sys
@@ -74,10 +74,13 @@ def test_stackwalk_json_imports_no_more_modules_than_the_baseline(tmp_path: Path
     )
 
 
-def test_stackwalk_json_on_a_warm_cache_loads_neither_numpy_nor_qt_nor_the_explanation(
+def test_stackwalk_json_on_a_warm_cache_loads_neither_numpy_nor_qt_nor_logging_nor_the_explanation(
     tmp_path: Path,
 ) -> None:
     ours, others = _loaded(tmp_path / "cache")
     assert not {"numpy", "PySide6", "shiboken6", "pyqtgraph"} & set(others)
+    # a run that logs nothing never imports logging; the cache folder is found without platformdirs;
+    # argparse is told the terminal width (it imports shutil, with bz2 and lzma, to ask)
+    assert not {"logging", "platformdirs", "shutil", "tempfile"} & set(others)
     # built lazily for --trace and the GUI, never for the JSON
     assert not [m for m in ours if m.startswith(("inspector.core.explain", "inspector.gui"))]

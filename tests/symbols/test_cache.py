@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import os
 import struct
@@ -276,6 +277,39 @@ def test_no_cache_directory_means_no_cache(sym_path: Path) -> None:
 def test_default_cache_directory_is_the_user_cache_dir() -> None:
     path = default_cache_directory()
     assert path.name == "symbol-index" and "crash-inspector" in str(path)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"XDG_CACHE_HOME": "/srv/cache", "HOME": "/home/u"},
+        {"HOME": "/home/u"},
+        {"XDG_CACHE_HOME": "", "HOME": "/home/u"},
+        {"XDG_CACHE_HOME": "relative/cache", "HOME": "/home/u"},  # not absolute: ignored (XDG)
+        {"XDG_CACHE_HOME": "/srv/cache", "HOME": "relative"},
+        {"HOME": "relative"},  # platformdirs' own answer (the account's home)
+        {},
+    ],
+)
+def test_user_cache_directory_is_platformdirs_answer_without_importing_it(env: dict[str, str]) -> None:
+    # the folder is decided without platformdirs on the stackwalk path (start-up cost); it must be
+    # the folder platformdirs names, or indexes and downloads would move for existing users
+    child = (
+        "import json, sys\n"
+        "from inspector.core.symbols.cache import user_cache_directory\n"
+        "ours = str(user_cache_directory())\n"
+        "imported = 'platformdirs' in sys.modules\n"
+        "import platformdirs\n"
+        "print(json.dumps([ours, platformdirs.user_cache_dir('crash-inspector'), imported]))\n"
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "HOME")}
+    run = subprocess.run(
+        [sys.executable, "-c", child], env={**clean, **env}, capture_output=True, text=True, check=True
+    )
+    ours, theirs, imported = json.loads(run.stdout)
+    assert ours == theirs
+    if os.path.isabs(env.get("XDG_CACHE_HOME", "")) or os.path.isabs(env.get("HOME", "")):
+        assert not imported
 
 
 def test_concurrent_builders_leave_a_valid_entry(sym_path: Path, cache: IndexCache) -> None:

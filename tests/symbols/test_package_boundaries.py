@@ -1,4 +1,4 @@
-"""What the symbol package may import: core types/errors/cancel only, numpy only in the cold builder."""
+"""What the symbol package may import: core types/errors/cancel, small helpers; numpy only to build."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ ALLOWED_CORE = {
     "inspector.core.errors",
     "inspector.core.cancel",
     "inspector.core.record",
+    "inspector.core.logs",  # logging imported only when a message is written
+    "inspector.core.lazy",  # the package's names imported on first use
     "inspector.__version__",
 }
 

@@ -9,30 +9,70 @@ analysed, so that the headless `stackwalk` starts as fast as before.
 
 from __future__ import annotations
 
-from inspector.core.analysis.code_bytes import CodeBytesProvider, ModuleFileCode
-from inspector.core.analysis.engine import analyze_crash
-from inspector.core.analysis.memory_info import MemoryInfoMap
-from inspector.core.analysis.model import (
-    NO_UPDATE,
-    AccessType,
-    AdjustedAddress,
-    AdjustedKind,
-    AnalysisProblem,
-    BitFlip,
-    BitFlipDetails,
-    CodeOrigin,
-    CodeSource,
-    CrashAnalysis,
-    Flow,
-    Inconsistency,
-    Instruction,
-    InstructionAnalysis,
-    MemoryAccess,
-    MemoryOperand,
-    NoUpdate,
-    Operand,
-    OperandKind,
+from typing import TYPE_CHECKING
+
+from inspector.core.lazy import lazy_names
+
+# Each name is imported from its module on first use: importing one module of this package no
+# longer imports all of them (start-up of a headless stackwalk; `inspector.core.lazy`).
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "code_bytes": (
+            "CodeBytesProvider",
+            "ModuleFileCode",
+        ),
+        "engine": ("analyze_crash",),
+        "memory_info": ("MemoryInfoMap",),
+        "model": (
+            "NO_UPDATE",
+            "AccessType",
+            "AdjustedAddress",
+            "AdjustedKind",
+            "AnalysisProblem",
+            "BitFlip",
+            "BitFlipDetails",
+            "CodeOrigin",
+            "CodeSource",
+            "CrashAnalysis",
+            "Flow",
+            "Inconsistency",
+            "Instruction",
+            "InstructionAnalysis",
+            "MemoryAccess",
+            "MemoryOperand",
+            "NoUpdate",
+            "Operand",
+            "OperandKind",
+        ),
+    },
 )
+
+if TYPE_CHECKING:  # the same names, for type checkers
+    from inspector.core.analysis.code_bytes import CodeBytesProvider, ModuleFileCode
+    from inspector.core.analysis.engine import analyze_crash
+    from inspector.core.analysis.memory_info import MemoryInfoMap
+    from inspector.core.analysis.model import (
+        NO_UPDATE,
+        AccessType,
+        AdjustedAddress,
+        AdjustedKind,
+        AnalysisProblem,
+        BitFlip,
+        BitFlipDetails,
+        CodeOrigin,
+        CodeSource,
+        CrashAnalysis,
+        Flow,
+        Inconsistency,
+        Instruction,
+        InstructionAnalysis,
+        MemoryAccess,
+        MemoryOperand,
+        NoUpdate,
+        Operand,
+        OperandKind,
+    )
 
 __all__ = [
     "NO_UPDATE",

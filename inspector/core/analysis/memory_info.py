@@ -18,10 +18,13 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from inspector.core.minidump.linux import LinuxMaps
 from inspector.core.minidump.memory_lists import MemoryInfoList
 from inspector.core.record import record
+
+if TYPE_CHECKING:
+    from inspector.core.minidump.linux import LinuxMaps
 
 GUARD_MEMORY_MAX_SIZE = 2 << 14  # rust-minidump: a likely guard page spans less than 32 KiB
 _U64 = (1 << 64) - 1

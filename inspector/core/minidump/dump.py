@@ -8,7 +8,6 @@ the mapping, so a multi-gigabyte full dump is never read as a whole.
 
 from __future__ import annotations
 
-import logging
 import mmap
 import os
 import stat
@@ -17,12 +16,12 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from inspector.core.errors import MinidumpError
+from inspector.core.logs import get_logger
 from inspector.core.minidump import context as context_mod
 from inspector.core.minidump.context import CpuContext
-from inspector.core.minidump.crashpad import CrashpadInfo, parse_crashpad_info
 from inspector.core.minidump.errors import (
     BadData,
     BadRva,
@@ -51,20 +50,6 @@ from inspector.core.minidump.format import (
     Location,
     StreamType,
 )
-from inspector.core.minidump.handles import HandleData, parse_handle_data
-from inspector.core.minidump.linux import (
-    LinuxAuxv,
-    LinuxCmdLine,
-    LinuxCpuInfo,
-    LinuxDsoDebug,
-    LinuxEnviron,
-    LinuxLsbRelease,
-    LinuxMaps,
-    LinuxProcStatus,
-    parse_linux_auxv,
-    parse_linux_dso_debug,
-    parse_linux_maps,
-)
 from inspector.core.minidump.memory_lists import (
     MemoryInfoList,
     MemoryList,
@@ -74,15 +59,6 @@ from inspector.core.minidump.memory_lists import (
 )
 from inspector.core.minidump.modules import ModuleList, UnloadedModuleList, parse_module_list
 from inspector.core.minidump.modules import parse_unloaded_module_list as _parse_unloaded
-from inspector.core.minidump.mozilla import (
-    LinuxLimits,
-    MacBootargs,
-    MacCrashInfo,
-    SoftErrors,
-    parse_mac_bootargs,
-    parse_mac_crash_info,
-    parse_soft_errors,
-)
 from inspector.core.minidump.reader import ByteSource, StreamContext
 from inspector.core.minidump.system import (
     AssertionInfo,
@@ -104,7 +80,10 @@ from inspector.core.minidump.threads import (
 )
 from inspector.core.strict import strict
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:  # imported when a dump has one of their streams (`_lacks`)
+    from inspector.core.minidump import crashpad, handles, linux, mozilla
+
+log = get_logger(__name__)
 
 T = TypeVar("T")
 
@@ -409,6 +388,14 @@ class Minidump(ProcessFacts):
             self._cache[key] = result
             return result
 
+    def _lacks(self, stream_type: int) -> bool:
+        """Whether the dump has no `stream_type` stream. The parsers of the streams most dumps lack
+        (Linux /proc copies, Mozilla's, Crashpad's, handles) are imported only for a dump that has
+        one: importing them all cost a headless `stackwalk` process more than reading its dump."""
+        if self._closed:
+            raise DumpClosed(f"{self!r} is closed")
+        return stream_type not in self.streams
+
     def _parse_entry(self, entry: DirectoryEntry, parse: Callable[[StreamContext], T]) -> T | None:
         size = entry.data_size
         if entry.rva > self.size or (entry.rva == self.size and size):
@@ -533,8 +520,12 @@ class Minidump(ProcessFacts):
         )
 
     @property
-    def handle_data(self) -> HandleData | None:
-        return self._stream("handle_data", StreamType.HandleDataStream, parse_handle_data)
+    def handle_data(self) -> handles.HandleData | None:
+        if self._lacks(StreamType.HandleDataStream):
+            return None
+        from inspector.core.minidump import handles
+
+        return self._stream("handle_data", StreamType.HandleDataStream, handles.parse_handle_data)
 
     @property
     def breakpad_info(self) -> BreakpadInfo | None:
@@ -545,66 +536,128 @@ class Minidump(ProcessFacts):
         return self._stream("assertion", StreamType.AssertionInfoStream, parse_assertion_info)
 
     @property
-    def crashpad_info(self) -> CrashpadInfo | None:
-        return self._stream("crashpad_info", StreamType.CrashpadInfoStream, parse_crashpad_info)
+    def crashpad_info(self) -> crashpad.CrashpadInfo | None:
+        if self._lacks(StreamType.CrashpadInfoStream):
+            return None
+        from inspector.core.minidump import crashpad
+
+        return self._stream("crashpad_info", StreamType.CrashpadInfoStream, crashpad.parse_crashpad_info)
 
     @property
-    def linux_cpu_info(self) -> LinuxCpuInfo | None:
-        return self._stream("linux_cpu_info", StreamType.LinuxCpuInfo, lambda c: LinuxCpuInfo(bytes(c.data)))
+    def linux_cpu_info(self) -> linux.LinuxCpuInfo | None:
+        if self._lacks(StreamType.LinuxCpuInfo):
+            return None
+        from inspector.core.minidump import linux
 
-    @property
-    def linux_proc_status(self) -> LinuxProcStatus | None:
         return self._stream(
-            "linux_proc_status", StreamType.LinuxProcStatus, lambda c: LinuxProcStatus(bytes(c.data))
+            "linux_cpu_info", StreamType.LinuxCpuInfo, lambda c: linux.LinuxCpuInfo(bytes(c.data))
         )
 
     @property
-    def linux_lsb_release(self) -> LinuxLsbRelease | None:
+    def linux_proc_status(self) -> linux.LinuxProcStatus | None:
+        if self._lacks(StreamType.LinuxProcStatus):
+            return None
+        from inspector.core.minidump import linux
+
         return self._stream(
-            "linux_lsb_release", StreamType.LinuxLsbRelease, lambda c: LinuxLsbRelease(bytes(c.data))
+            "linux_proc_status", StreamType.LinuxProcStatus, lambda c: linux.LinuxProcStatus(bytes(c.data))
         )
 
     @property
-    def linux_cmd_line(self) -> LinuxCmdLine | None:
-        return self._stream("linux_cmd_line", StreamType.LinuxCmdLine, lambda c: LinuxCmdLine(bytes(c.data)))
+    def linux_lsb_release(self) -> linux.LinuxLsbRelease | None:
+        if self._lacks(StreamType.LinuxLsbRelease):
+            return None
+        from inspector.core.minidump import linux
 
-    @property
-    def linux_environ(self) -> LinuxEnviron | None:
-        return self._stream("linux_environ", StreamType.LinuxEnviron, lambda c: LinuxEnviron(bytes(c.data)))
-
-    @property
-    def linux_auxv(self) -> LinuxAuxv | None:
         return self._stream(
-            "linux_auxv", StreamType.LinuxAuxv, lambda c: parse_linux_auxv(c, self.pointer_width)
+            "linux_lsb_release", StreamType.LinuxLsbRelease, lambda c: linux.LinuxLsbRelease(bytes(c.data))
         )
 
     @property
-    def linux_maps(self) -> LinuxMaps | None:
-        return self._stream("linux_maps", StreamType.LinuxMaps, parse_linux_maps)
+    def linux_cmd_line(self) -> linux.LinuxCmdLine | None:
+        if self._lacks(StreamType.LinuxCmdLine):
+            return None
+        from inspector.core.minidump import linux
+
+        return self._stream(
+            "linux_cmd_line", StreamType.LinuxCmdLine, lambda c: linux.LinuxCmdLine(bytes(c.data))
+        )
 
     @property
-    def linux_dso_debug(self) -> LinuxDsoDebug | None:
+    def linux_environ(self) -> linux.LinuxEnviron | None:
+        if self._lacks(StreamType.LinuxEnviron):
+            return None
+        from inspector.core.minidump import linux
+
+        return self._stream(
+            "linux_environ", StreamType.LinuxEnviron, lambda c: linux.LinuxEnviron(bytes(c.data))
+        )
+
+    @property
+    def linux_auxv(self) -> linux.LinuxAuxv | None:
+        if self._lacks(StreamType.LinuxAuxv):
+            return None
+        from inspector.core.minidump import linux
+
+        return self._stream(
+            "linux_auxv", StreamType.LinuxAuxv, lambda c: linux.parse_linux_auxv(c, self.pointer_width)
+        )
+
+    @property
+    def linux_maps(self) -> linux.LinuxMaps | None:
+        if self._lacks(StreamType.LinuxMaps):
+            return None
+        from inspector.core.minidump import linux
+
+        return self._stream("linux_maps", StreamType.LinuxMaps, linux.parse_linux_maps)
+
+    @property
+    def linux_dso_debug(self) -> linux.LinuxDsoDebug | None:
+        if self._lacks(StreamType.LinuxDsoDebug):
+            return None
+        from inspector.core.minidump import linux
+
         return self._stream(
             "linux_dso_debug",
             StreamType.LinuxDsoDebug,
-            lambda c: parse_linux_dso_debug(c, self.pointer_width),
+            lambda c: linux.parse_linux_dso_debug(c, self.pointer_width),
         )
 
     @property
-    def mac_crash_info(self) -> MacCrashInfo | None:
-        return self._stream("mac_crash_info", StreamType.MozMacosCrashInfoStream, parse_mac_crash_info)
+    def mac_crash_info(self) -> mozilla.MacCrashInfo | None:
+        if self._lacks(StreamType.MozMacosCrashInfoStream):
+            return None
+        from inspector.core.minidump import mozilla
+
+        return self._stream(
+            "mac_crash_info", StreamType.MozMacosCrashInfoStream, mozilla.parse_mac_crash_info
+        )
 
     @property
-    def mac_bootargs(self) -> MacBootargs | None:
-        return self._stream("mac_bootargs", StreamType.MozMacosBootargsStream, parse_mac_bootargs)
+    def mac_bootargs(self) -> mozilla.MacBootargs | None:
+        if self._lacks(StreamType.MozMacosBootargsStream):
+            return None
+        from inspector.core.minidump import mozilla
+
+        return self._stream("mac_bootargs", StreamType.MozMacosBootargsStream, mozilla.parse_mac_bootargs)
 
     @property
-    def linux_limits(self) -> LinuxLimits | None:
-        return self._stream("linux_limits", StreamType.MozLinuxLimits, lambda c: LinuxLimits(bytes(c.data)))
+    def linux_limits(self) -> mozilla.LinuxLimits | None:
+        if self._lacks(StreamType.MozLinuxLimits):
+            return None
+        from inspector.core.minidump import mozilla
+
+        return self._stream(
+            "linux_limits", StreamType.MozLinuxLimits, lambda c: mozilla.LinuxLimits(bytes(c.data))
+        )
 
     @property
-    def soft_errors(self) -> SoftErrors | None:
-        return self._stream("soft_errors", StreamType.MozSoftErrors, parse_soft_errors)
+    def soft_errors(self) -> mozilla.SoftErrors | None:
+        if self._lacks(StreamType.MozSoftErrors):
+            return None
+        from inspector.core.minidump import mozilla
+
+        return self._stream("soft_errors", StreamType.MozSoftErrors, mozilla.parse_soft_errors)
 
     def __iter__(self) -> Iterator[DirectoryEntry]:
         return iter(self.directory)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from inspector.core.minidump import crash_codes as codes
-from inspector.core.minidump import crash_codes_mac as mac_codes
 from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.format import Location
 from inspector.core.minidump.reader import ContextReader, StreamContext, read_stream_context
@@ -162,6 +161,8 @@ def _mac_cpu_family(cpu: Cpu) -> str | None:
 
 
 def _mac_reason(exception: ExceptionStream, cpu: Cpu) -> str | None:
+    from inspector.core.minidump import crash_codes_mac as mac_codes  # macOS dumps only
+
     code = exception.exception_code
     flags = exception.exception_flags
     name = mac_codes.MAC_EXCEPTIONS.get(code)
@@ -191,6 +192,8 @@ def _mac_reason(exception: ExceptionStream, cpu: Cpu) -> str | None:
 
 
 def _exc_resource(kind: str, code: int, subcode: int) -> str:
+    from inspector.core.minidump import crash_codes_mac as mac_codes
+
     flavor = mac_codes.MAC_RESOURCE_FLAVORS[kind].get((code >> 58) & 0x7)
     head = f"EXC_RESOURCE / {kind} / "
     if flavor is None:
@@ -216,6 +219,8 @@ def _exc_resource(kind: str, code: int, subcode: int) -> str:
 
 
 def _exc_guard(kind: str, code: int, subcode: int) -> str:
+    from inspector.core.minidump import crash_codes_mac as mac_codes
+
     head = f"EXC_GUARD / {kind}"
     if kind == "GUARD_TYPE_NONE":
         return head

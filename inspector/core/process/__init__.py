@@ -9,32 +9,74 @@ thread with symbol servers), `start` (the state before any walk, where each walk
 
 from __future__ import annotations
 
-from inspector.core.process.driver import process, process_events
-from inspector.core.process.events import (
-    DumpLoaded,
-    Finished,
-    FrameWalked,
-    ProcessEvent,
-    Progress,
-    SymbolsLoaded,
-    ThreadWalked,
+from typing import TYPE_CHECKING
+
+from inspector.core.lazy import lazy_names
+
+# Each name is imported from its module on first use: importing one module of this package no
+# longer imports all of them (start-up of a headless stackwalk; `inspector.core.lazy`).
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "driver": (
+            "process",
+            "process_events",
+        ),
+        "events": (
+            "DumpLoaded",
+            "Finished",
+            "FrameWalked",
+            "ProcessEvent",
+            "Progress",
+            "SymbolsLoaded",
+            "ThreadWalked",
+        ),
+        "options": ("ProcessOptions",),
+        "state": (
+            "NOT_REQUESTED",
+            "UNKNOWN_SYSTEM",
+            "ContextSource",
+            "CrashSummary",
+            "LsbRelease",
+            "ModuleEntry",
+            "ModuleSymbolSummary",
+            "Problem",
+            "ProcessState",
+            "SymbolState",
+            "SystemSummary",
+            "ThreadStart",
+            "last_error_name",
+        ),
+    },
 )
-from inspector.core.process.options import ProcessOptions
-from inspector.core.process.state import (
-    NOT_REQUESTED,
-    UNKNOWN_SYSTEM,
-    ContextSource,
-    CrashSummary,
-    LsbRelease,
-    ModuleEntry,
-    ModuleSymbolSummary,
-    Problem,
-    ProcessState,
-    SymbolState,
-    SystemSummary,
-    ThreadStart,
-    last_error_name,
-)
+
+if TYPE_CHECKING:  # the same names, for type checkers
+    from inspector.core.process.driver import process, process_events
+    from inspector.core.process.events import (
+        DumpLoaded,
+        Finished,
+        FrameWalked,
+        ProcessEvent,
+        Progress,
+        SymbolsLoaded,
+        ThreadWalked,
+    )
+    from inspector.core.process.options import ProcessOptions
+    from inspector.core.process.state import (
+        NOT_REQUESTED,
+        UNKNOWN_SYSTEM,
+        ContextSource,
+        CrashSummary,
+        LsbRelease,
+        ModuleEntry,
+        ModuleSymbolSummary,
+        Problem,
+        ProcessState,
+        SymbolState,
+        SystemSummary,
+        ThreadStart,
+        last_error_name,
+    )
 
 __all__ = [
     "NOT_REQUESTED",

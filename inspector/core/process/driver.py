@@ -39,15 +39,14 @@ yielded and before any symbol server is contacted.
 
 from __future__ import annotations
 
-import logging
 import os
-import queue
 import threading
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.dumpfile import as_microdump, open_any_dump
+from inspector.core.logs import get_logger
 from inspector.core.minidump import Minidump
 from inspector.core.minidump.errors import BadData
 from inspector.core.process.events import (
@@ -58,7 +57,6 @@ from inspector.core.process.events import (
     ThreadWalked,
 )
 from inspector.core.process.options import ProcessOptions
-from inspector.core.process.prefetch import modules_pointed_at
 from inspector.core.process.problems import symbol_problems, walk_problems
 from inspector.core.process.start import check_usable, thread_starts, unwalked_state
 from inspector.core.process.state import Problem, ProcessState, ThreadStart
@@ -77,7 +75,7 @@ from inspector.core.unwind import (
 if TYPE_CHECKING:
     from inspector.core.symbols.server_supplier import ServerSymbolSupplier
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 
 def process(
@@ -197,6 +195,8 @@ def _process(
             order.remove(state.requesting_thread)
             order.insert(0, state.requesting_thread)
         if server_supplier is not None and server_supplier.options.prefetch:
+            from inspector.core.process.prefetch import modules_pointed_at
+
             server_supplier.prefetch(modules_pointed_at(dump, order, starts))
         tracker = SymbolTracker(state, symbolizer, server_supplier, searched=searched)
         walk = _walk_threads(
@@ -330,6 +330,8 @@ def _forward_from_thread(
     walk_cancel: CancelToken,
 ) -> Generator[ProcessEvent, None, list[CallStack]]:
     """Run the walk on a helper thread; forward its events, and download events while it waits."""
+    import queue  # only with symbol servers
+
     items: queue.Queue[tuple[str, object]] = queue.Queue(maxsize=256)
 
     def put(kind: str, value: object) -> None:

@@ -13,9 +13,6 @@ from typing import TYPE_CHECKING
 from inspector.core.minidump import (
     CpuContext,
     DirectoryEntry,
-    HandleData,
-    MacBootargs,
-    MacCrashInfo,
     MemoryRegion,
     MemoryView,
     Module,
@@ -23,7 +20,6 @@ from inspector.core.minidump import (
     UnloadedModule,
     windows_error_name,
 )
-from inspector.core.minidump.mozilla import ProcLimit
 from inspector.core.record import field, record
 from inspector.core.symbols import (
     DamageReport,
@@ -40,6 +36,8 @@ if TYPE_CHECKING:
     from inspector.core.analysis import CrashAnalysis
     from inspector.core.arguments import FunctionArguments
     from inspector.core.microdump.dump import MicrodumpInfo
+    from inspector.core.minidump import HandleData, MacBootargs, MacCrashInfo
+    from inspector.core.minidump.mozilla import ProcLimit
 
 
 @record

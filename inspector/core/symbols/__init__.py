@@ -35,87 +35,151 @@ Public API (the stackwalker's entry point is `Symbolizer`):
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from inspector.core.symbols.cache import IndexCache, default_cache_directory, default_download_directory
-from inspector.core.symbols.errors import IndexCacheError, SymbolFileUnreadable
-from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, SymbolMatch, match, pe_code_id
-from inspector.core.symbols.postfix import (
-    MemoryRead,
-    PostfixResult,
-    PostfixStep,
-    compose_cfi_rules,
-    evaluate_cfi,
-    evaluate_win,
-    parse_cfi_rules,
-    win_variables,
-)
-from inspector.core.symbols.records import (
-    CfiLookup,
-    CfiRow,
-    DamagedLine,
-    DamageKind,
-    DamageReport,
-    DownloadState,
-    DownloadStatus,
-    FrameSymbol,
-    FunctionRecord,
-    InlineCall,
-    InlineFrameSymbol,
-    ModuleRecord,
-    PublicRecord,
-    RecordCounts,
-    ServerAttempt,
-    SourceLine,
-    StackWinRecord,
-    StackWinType,
-    SymbolInfo,
-)
-from inspector.core.symbols.store_index import StoreIndex
-from inspector.core.symbols.supplier import (
-    KeptSymbolSupplier,
-    Located,
-    ModuleSymbols,
-    PathProblem,
-    SymbolStatus,
-    SymbolSupplier,
-)
-from inspector.core.symbols.symbol_file import SymbolFile
-from inspector.core.symbols.symbolizer import ModuleKey, Symbolizer, SymbolProgress, module_key
+from inspector.core.lazy import lazy_names
 
-# The symbol-server machinery (HTTP, hashing of negative answers, the download cache) is loaded
-# on first use only: a stackwalk without servers never pays for it (PEP 562).
-_LAZY = {
-    "DownloadCache": "inspector.core.symbols.download_cache",
-    "unsafe_component_reason": "inspector.core.symbols.download_cache",
-    "FetchPolicy": "inspector.core.symbols.http_fetch",
-    "SymbolServer": "inspector.core.symbols.http_fetch",
-    "token_from_environment": "inspector.core.symbols.http_fetch",
-    "token_variable": "inspector.core.symbols.http_fetch",
-    "ServerSymbolSupplier": "inspector.core.symbols.server_supplier",
-    "SymbolServerOptions": "inspector.core.symbols.server_supplier",
-}
+# Each name is imported from its module on first use: importing one module of this package no
+# longer imports all of them (start-up of a headless stackwalk; `inspector.core.lazy`). The
+# symbol-server machinery (HTTP, hashing of negative answers, the download cache) is so never
+# loaded by a stackwalk without servers.
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "cache": (
+            "IndexCache",
+            "default_cache_directory",
+            "default_download_directory",
+        ),
+        "download_cache": (
+            "DownloadCache",
+            "unsafe_component_reason",
+        ),
+        "errors": (
+            "IndexCacheError",
+            "SymbolFileUnreadable",
+        ),
+        "http_fetch": (
+            "FetchPolicy",
+            "SymbolServer",
+            "token_from_environment",
+            "token_variable",
+        ),
+        "identity": (
+            "MatchedBy",
+            "ObjectIdentity",
+            "SymbolMatch",
+            "match",
+            "pe_code_id",
+        ),
+        "postfix": (
+            "MemoryRead",
+            "PostfixResult",
+            "PostfixStep",
+            "compose_cfi_rules",
+            "evaluate_cfi",
+            "evaluate_win",
+            "parse_cfi_rules",
+            "win_variables",
+        ),
+        "records": (
+            "CfiLookup",
+            "CfiRow",
+            "DamagedLine",
+            "DamageKind",
+            "DamageReport",
+            "DownloadState",
+            "DownloadStatus",
+            "FrameSymbol",
+            "FunctionRecord",
+            "InlineCall",
+            "InlineFrameSymbol",
+            "ModuleRecord",
+            "PublicRecord",
+            "RecordCounts",
+            "ServerAttempt",
+            "SourceLine",
+            "StackWinRecord",
+            "StackWinType",
+            "SymbolInfo",
+        ),
+        "server_supplier": (
+            "ServerSymbolSupplier",
+            "SymbolServerOptions",
+        ),
+        "store_index": ("StoreIndex",),
+        "supplier": (
+            "KeptSymbolSupplier",
+            "Located",
+            "ModuleSymbols",
+            "PathProblem",
+            "SymbolStatus",
+            "SymbolSupplier",
+        ),
+        "symbol_file": ("SymbolFile",),
+        "symbolizer": (
+            "ModuleKey",
+            "Symbolizer",
+            "SymbolProgress",
+            "module_key",
+        ),
+    },
+)
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the same names, for type checkers
+    from inspector.core.symbols.cache import IndexCache, default_cache_directory, default_download_directory
     from inspector.core.symbols.download_cache import DownloadCache, unsafe_component_reason
+    from inspector.core.symbols.errors import IndexCacheError, SymbolFileUnreadable
     from inspector.core.symbols.http_fetch import (
         FetchPolicy,
         SymbolServer,
         token_from_environment,
         token_variable,
     )
+    from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, SymbolMatch, match, pe_code_id
+    from inspector.core.symbols.postfix import (
+        MemoryRead,
+        PostfixResult,
+        PostfixStep,
+        compose_cfi_rules,
+        evaluate_cfi,
+        evaluate_win,
+        parse_cfi_rules,
+        win_variables,
+    )
+    from inspector.core.symbols.records import (
+        CfiLookup,
+        CfiRow,
+        DamagedLine,
+        DamageKind,
+        DamageReport,
+        DownloadState,
+        DownloadStatus,
+        FrameSymbol,
+        FunctionRecord,
+        InlineCall,
+        InlineFrameSymbol,
+        ModuleRecord,
+        PublicRecord,
+        RecordCounts,
+        ServerAttempt,
+        SourceLine,
+        StackWinRecord,
+        StackWinType,
+        SymbolInfo,
+    )
     from inspector.core.symbols.server_supplier import ServerSymbolSupplier, SymbolServerOptions
-
-
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+    from inspector.core.symbols.store_index import StoreIndex
+    from inspector.core.symbols.supplier import (
+        KeptSymbolSupplier,
+        Located,
+        ModuleSymbols,
+        PathProblem,
+        SymbolStatus,
+        SymbolSupplier,
+    )
+    from inspector.core.symbols.symbol_file import SymbolFile
+    from inspector.core.symbols.symbolizer import ModuleKey, Symbolizer, SymbolProgress, module_key
 
 __all__ = [
     "CfiLookup",

@@ -17,34 +17,54 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import logging
 import mmap
 import os
+import sys
 import threading
 import zlib
 from pathlib import Path
 from typing import Any
 
+from inspector.core.logs import get_logger
 from inspector.core.symbols.errors import IndexCacheError
 from inspector.core.symbols.index_format import IndexImage, SymbolIdentity
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 SUFFIX = ".symidx"
+#: The application name of our user folders (platformdirs' `appname`).
+APP_NAME = "crash-inspector"
+
+
+def user_cache_directory() -> Path:
+    """`platformdirs.user_cache_dir("crash-inspector")`: where our indexes and downloads live.
+
+    On Linux and the BSDs with an absolute `$XDG_CACHE_HOME` or `$HOME` (nearly always) the folder
+    is decided here by platformdirs' own XDG rule: importing platformdirs (with tempfile, shutil,
+    random, bz2 and lzma) cost a headless `stackwalk` process about a quarter of its engine import.
+    Every other case (macOS, Windows, Android, unusual environments) is platformdirs'.
+    """
+    android = hasattr(sys, "getandroidapilevel") or os.environ.get("ANDROID_DATA") == "/data"
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")) and not android:
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        home = os.environ.get("HOME", "")
+        if os.path.isabs(xdg):
+            return Path(xdg, APP_NAME)
+        if os.path.isabs(home):
+            return Path(home, ".cache", APP_NAME)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME))
 
 
 def default_cache_directory() -> Path:
-    """`platformdirs.user_cache_dir("crash-inspector")/symbol-index`."""
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("crash-inspector")) / "symbol-index"
+    """`user_cache_directory()/symbol-index`."""
+    return user_cache_directory() / "symbol-index"
 
 
 def default_download_directory() -> Path:
-    """`platformdirs.user_cache_dir("crash-inspector")/symbols`: downloaded symbol files."""
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("crash-inspector")) / "symbols"
+    """`user_cache_directory()/symbols`: downloaded symbol files."""
+    return user_cache_directory() / "symbols"
 
 
 def write_atomically(path: Path, data: Any) -> OSError | None:

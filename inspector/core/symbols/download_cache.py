@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
-import logging
 import os
 import shutil
 import tempfile
@@ -37,9 +36,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from inspector.core.logs import get_logger
 from inspector.core.record import record
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 PARTIAL_DIR = ".partial"
 #: beside a downloaded binary or debug file: the URL it came from

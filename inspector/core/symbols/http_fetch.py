@@ -28,7 +28,6 @@ enforcement, and the system's certificate store by default.
 from __future__ import annotations
 
 import enum
-import logging
 import re
 import time
 import urllib.parse
@@ -37,12 +36,13 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from inspector import __version__
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.logs import get_logger
 from inspector.core.record import field, record
 
 if TYPE_CHECKING:
     import urllib3
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 CHUNK = 256 * 1024
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})

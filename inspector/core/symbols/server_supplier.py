@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import logging
 import os
 import queue
 import shutil
@@ -39,6 +38,7 @@ from pathlib import Path
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import Cancelled
+from inspector.core.logs import get_logger
 from inspector.core.record import field, record
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.download_cache import DownloadCache, SymbolLookup, UnsafePath
@@ -64,7 +64,7 @@ from inspector.core.symbols.supplier import (
 from inspector.core.symbols.symbolizer import ModuleKey, module_key
 from inspector.core.types import ModuleIdentity
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 
 @record

@@ -20,20 +20,20 @@ ignored (the index is then built in memory each run).
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
 import zlib
 from pathlib import Path
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.logs import get_logger
 from inspector.core.symbols.cache import write_atomically
 from inspector.core.symbols.identity import ObjectIdentity, leaf, match, sym_identity
 from inspector.core.symbols.line_parser import parse_info
 from inspector.core.symbols.symbol_file import MAX_MODULE_LINE, parse_module_line
 from inspector.core.types import ModuleIdentity
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 SUFFIX = ".storeidx"
 FORMAT = "crash-inspector store index"

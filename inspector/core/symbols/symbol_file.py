@@ -37,7 +37,6 @@ the index is rebuilt from the text and the lookup retried.
 from __future__ import annotations
 
 import contextlib
-import logging
 import mmap
 import os
 import stat
@@ -49,6 +48,7 @@ from typing import Any, BinaryIO, TypeVar
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import SymbolError
+from inspector.core.logs import get_logger
 from inspector.core.record import replace
 from inspector.core.symbols import line_parser
 from inspector.core.symbols.cache import IndexCache
@@ -83,7 +83,7 @@ from inspector.core.symbols.sym_text import (
     covering,
 )
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 _T = TypeVar("_T")
 

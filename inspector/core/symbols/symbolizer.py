@@ -65,6 +65,7 @@ class Symbolizer:
         self.cancel = cancel
         self.owns_files = owns_files
         self._entries: dict[ModuleKey, _Entry] = {}
+        self._loaded = 0  # entries with a result: `progress` is asked after every frame
         self._lock = threading.Lock()
 
     # ---- what the stackwalker calls ------------------------------------------------
@@ -98,6 +99,8 @@ class Symbolizer:
         with entry.lock:
             if entry.result is None:
                 entry.result = self.supplier.load(module, self.cancel)
+                with self._lock:
+                    self._loaded += 1
             return entry.result
 
     # ---- for progress displays and reports ---------------------------------------------
@@ -105,8 +108,7 @@ class Symbolizer:
     @property
     def progress(self) -> SymbolProgress:
         with self._lock:
-            loaded = sum(1 for entry in self._entries.values() if entry.result is not None)
-            return SymbolProgress(len(self._entries), loaded)
+            return SymbolProgress(len(self._entries), self._loaded)
 
     def statuses(self) -> dict[ModuleKey, ModuleSymbols]:
         """Every module whose symbols have been loaded (or looked for) so far."""

@@ -13,17 +13,55 @@
 
 from __future__ import annotations
 
-from inspector.core.triage.crash_set import CrashSet, SignatureGroup, group_crashes
-from inspector.core.triage.discover import DUMP_SUFFIXES, FoundDump, dump_kind, find_dumps, holds_dumps
-from inspector.core.triage.dump import (
-    CrashTriage,
-    TriageOptions,
-    release_shared,
-    signature_of,
-    triage_chunk,
-    triage_dump,
+from typing import TYPE_CHECKING
+
+from inspector.core.lazy import lazy_names
+
+# Each name is imported from its module on first use: importing one module of this package no
+# longer imports all of them (start-up of a headless stackwalk; `inspector.core.lazy`).
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "crash_set": (
+            "CrashSet",
+            "SignatureGroup",
+            "group_crashes",
+        ),
+        "discover": (
+            "DUMP_SUFFIXES",
+            "FoundDump",
+            "dump_kind",
+            "find_dumps",
+            "holds_dumps",
+        ),
+        "dump": (
+            "CrashTriage",
+            "TriageOptions",
+            "release_shared",
+            "signature_of",
+            "triage_chunk",
+            "triage_dump",
+        ),
+        "parallel": (
+            "ClusterUnavailable",
+            "plan_chunks",
+            "run_batch",
+        ),
+    },
 )
-from inspector.core.triage.parallel import ClusterUnavailable, plan_chunks, run_batch
+
+if TYPE_CHECKING:  # the same names, for type checkers
+    from inspector.core.triage.crash_set import CrashSet, SignatureGroup, group_crashes
+    from inspector.core.triage.discover import DUMP_SUFFIXES, FoundDump, dump_kind, find_dumps, holds_dumps
+    from inspector.core.triage.dump import (
+        CrashTriage,
+        TriageOptions,
+        release_shared,
+        signature_of,
+        triage_chunk,
+        triage_dump,
+    )
+    from inspector.core.triage.parallel import ClusterUnavailable, plan_chunks, run_batch
 
 __all__ = [
     "DUMP_SUFFIXES",

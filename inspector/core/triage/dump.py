@@ -20,7 +20,6 @@ gets its own server supplier (downloads and indexes are kept in the caches on di
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from collections.abc import Iterable
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import Cancelled, InspectorError
+from inspector.core.logs import get_logger
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.record import record, replace
 from inspector.core.symbols import KeptSymbolSupplier
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from inspector.core.symbols.server_supplier import SymbolServerOptions
     from inspector.core.unwind import CallStack
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 #: How many frames (inline frames counted) of the signature's thread a result keeps.
 TOP_FRAMES = 10

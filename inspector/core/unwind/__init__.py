@@ -18,37 +18,92 @@ beside them — and the post-checks, as data. Shared strategies: `cfi.cfi_strate
 
 from __future__ import annotations
 
-from inspector.core.unwind.environment import CandidateVerdict, StackMemory, WalkEnvironment
-from inspector.core.unwind.frame import (
-    INLINE_DESCRIPTION,
-    CallStack,
-    CallStackInfo,
-    FrameTrust,
-    InlineFrame,
-    StackFrame,
-    UnloadedHit,
+from typing import TYPE_CHECKING
+
+from inspector.core.lazy import lazy_names
+
+# Each name is imported from its module on first use: importing one module of this package no
+# longer imports all of them (start-up of a headless stackwalk; `inspector.core.lazy`).
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "environment": (
+            "CandidateVerdict",
+            "StackMemory",
+            "WalkEnvironment",
+        ),
+        "frame": (
+            "INLINE_DESCRIPTION",
+            "CallStack",
+            "CallStackInfo",
+            "FrameTrust",
+            "InlineFrame",
+            "StackFrame",
+            "UnloadedHit",
+        ),
+        "options": (
+            "WalkOptions",
+            "WalkPolicy",
+        ),
+        "trace": (
+            "AttemptDetail",
+            "CfiDetail",
+            "Check",
+            "FramePointerDetail",
+            "FramePointerProbe",
+            "MemoryWord",
+            "Outcome",
+            "RuleEffect",
+            "RuleEvaluation",
+            "ScanCandidate",
+            "ScanDetail",
+            "StackWinDetail",
+            "Strategy",
+            "StrategyAttempt",
+            "Termination",
+            "TerminationReason",
+            "UnwindStep",
+        ),
+        "walker": (
+            "UNWINDERS",
+            "WalkEvent",
+            "walk_stack",
+        ),
+    },
 )
-from inspector.core.unwind.options import WalkOptions, WalkPolicy
-from inspector.core.unwind.trace import (
-    AttemptDetail,
-    CfiDetail,
-    Check,
-    FramePointerDetail,
-    FramePointerProbe,
-    MemoryWord,
-    Outcome,
-    RuleEffect,
-    RuleEvaluation,
-    ScanCandidate,
-    ScanDetail,
-    StackWinDetail,
-    Strategy,
-    StrategyAttempt,
-    Termination,
-    TerminationReason,
-    UnwindStep,
-)
-from inspector.core.unwind.walker import UNWINDERS, WalkEvent, walk_stack
+
+if TYPE_CHECKING:  # the same names, for type checkers
+    from inspector.core.unwind.environment import CandidateVerdict, StackMemory, WalkEnvironment
+    from inspector.core.unwind.frame import (
+        INLINE_DESCRIPTION,
+        CallStack,
+        CallStackInfo,
+        FrameTrust,
+        InlineFrame,
+        StackFrame,
+        UnloadedHit,
+    )
+    from inspector.core.unwind.options import WalkOptions, WalkPolicy
+    from inspector.core.unwind.trace import (
+        AttemptDetail,
+        CfiDetail,
+        Check,
+        FramePointerDetail,
+        FramePointerProbe,
+        MemoryWord,
+        Outcome,
+        RuleEffect,
+        RuleEvaluation,
+        ScanCandidate,
+        ScanDetail,
+        StackWinDetail,
+        Strategy,
+        StrategyAttempt,
+        Termination,
+        TerminationReason,
+        UnwindStep,
+    )
+    from inspector.core.unwind.walker import UNWINDERS, WalkEvent, walk_stack
 
 __all__ = [
     "INLINE_DESCRIPTION",

@@ -20,10 +20,10 @@ stack cannot hang the walk.
 from __future__ import annotations
 
 import importlib
-import logging
 from collections.abc import Iterator, Mapping
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.logs import get_logger
 from inspector.core.minidump import CpuContext, MemoryRegion, Module, UnloadedModuleList
 from inspector.core.symbols import FrameSymbol
 from inspector.core.types import Cpu
@@ -32,7 +32,7 @@ from inspector.core.unwind.frame import FrameTrust, InlineFrame, StackFrame, Unl
 from inspector.core.unwind.step import CpuUnwinder, ThreadWalk
 from inspector.core.unwind.trace import Outcome, Termination, TerminationReason, UnwindStep
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 
 class _Unwinders(Mapping[Cpu, CpuUnwinder]):

@@ -21,23 +21,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import os
-import shutil
 import sys
-import tempfile
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.logs import get_logger
 from inspector.core.record import record
 from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, leaf, match
 from inspector.core.symbols.objects.errors import ObjectUnreadable
 from inspector.core.types import ModuleIdentity
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 #: how many files one symbol-path folder may hold before the scan stops (a mistaken `/`)
 MAX_SCANNED_FILES = 200_000
@@ -123,6 +121,13 @@ def matched(module: ModuleIdentity, path: str, debug_id: str, code_id: str | Non
     return match(module, object_identity(path, debug_id, code_id))
 
 
+#: (path, size, mtime_ns) -> `ObjectSources.identity`, for the whole process: every dump of a batch
+#: (the corpus, triage, the window's next dump) asks about the same system libraries, and reading
+#: an ELF file's identity costs milliseconds (a fifth of a warm corpus pass read them again).
+_IDENTITIES: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
+_IDENTITIES_LOCK = threading.Lock()
+
+
 class ObjectSources:
     """Objects in the symbol paths and on this machine, and the cache of their conversions."""
 
@@ -141,12 +146,13 @@ class ObjectSources:
         self.debug_root = debug_root
         self._temp: str | None = None
         if cache_dir is None:
+            import tempfile  # shutil and tempfile: only without a cache (the stackwalk start-up)
+
             self._temp = tempfile.mkdtemp(prefix="crash-inspector-objects-")
             cache_dir = Path(self._temp)
         self.cache_dir = cache_dir
         self._lock = threading.Lock()
         self._listing: list[_Entry] | None = None
-        self._identities: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
         #: problems met while scanning or reading (path, reason), for `inspector_problems`
         self.problems: list[tuple[str, str]] = []
 
@@ -200,9 +206,9 @@ class ObjectSources:
         except OSError:
             return []
         key = (str(path), st.st_size, st.st_mtime_ns)
-        with self._lock:
-            if key in self._identities:
-                return self._identities[key]
+        with _IDENTITIES_LOCK:
+            if key in _IDENTITIES:
+                return _IDENTITIES[key]
         from inspector.core.symbols.objects.reading import read_objects
 
         try:
@@ -211,8 +217,8 @@ class ObjectSources:
             if not quiet:
                 self._problem(str(path), exc.reason)
             ids = []
-        with self._lock:
-            self._identities[key] = ids
+        with _IDENTITIES_LOCK:
+            _IDENTITIES[key] = ids
         return ids
 
     def _problem(self, path: str, reason: str) -> None:
@@ -325,6 +331,8 @@ class ObjectSources:
             )
         urls = [f"URL {o.url}" for o in objects if o.url]
         target.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile
+
         fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".sym", dir=target.parent)
         os.close(fd)
         try:
@@ -349,6 +357,8 @@ class ObjectSources:
 
     def close(self) -> None:
         if self._temp is not None:
+            import shutil
+
             shutil.rmtree(self._temp, ignore_errors=True)
             self._temp = None
 
@@ -414,6 +424,8 @@ def _read_listing(path: Path, signature: str) -> list[_Entry] | None:
 
 def _write_listing(path: Path, signature: str, entries: Iterable[_Entry]) -> None:
     rows = [[e.path, e.size, e.mtime_ns, e.debug_id, e.code_id] for e in entries]
+    import tempfile  # only when a listing is written
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
