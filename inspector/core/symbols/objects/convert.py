@@ -23,7 +23,7 @@ from inspector.core.symbols.objects.reading import ObjectInfo
 from inspector.core.symbols.objects.symcache_reader import read_symcache
 
 #: Bumped whenever the text written for the same objects changes: cached conversions are redone.
-CONVERTER_VERSION = 2  # 2: C++ names kept mangled (INFO NAMES mangled)
+CONVERTER_VERSION = 3  # 2: C++ names kept mangled (INFO NAMES mangled); 3: no MODULE line in PE CFI
 
 
 @record
@@ -80,6 +80,9 @@ def _object_text(info: ObjectInfo, obj: Any, cancel: CancelToken) -> ModuleText:
 
 def _cfi_text(obj: Any) -> bytes:
     data: bytes = obj.make_cficache().open_stream().read()
+    # a PE's CfiCache opens with the MODULE line of its PDB: the module's own comes first already
+    while data.startswith((b"MODULE ", b"INFO ")):
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
     return data
 
 

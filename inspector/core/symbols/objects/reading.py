@@ -207,3 +207,84 @@ def _elf_sections(path: Path) -> tuple[tuple[str, int, int, bool], ...]:
             return tuple(out)
     except Exception:  # pyelftools raises many kinds on damaged tables; the sections are optional
         return ()
+
+
+@record
+class PeCodeView:
+    """What a PE file's CodeView debug record names: its PDB (file name, debug id) and its own code id."""
+
+    pdb_name: str
+    debug_id: str  # Breakpad spelling: GUID upper-case hex + age in hex
+    code_id: str  # TimeDateStamp (8 hex digits) + SizeOfImage (hex), upper-case
+
+
+def pe_codeview(path: str) -> PeCodeView | None:
+    """The PE's `RSDS` CodeView record (None for anything else, or a damaged header).
+
+    symbolic reads the PE's debug id but not the PDB name the record gives, and the name is
+    what a Microsoft symbol server is asked for (`<name>.pdb/<GUID><age>/<name>.pdb`). The
+    record is found through the debug data directory (`IMAGE_DEBUG_DIRECTORY` entries of
+    type 2); only the headers and the record are read.
+    """
+    import struct
+    import uuid
+
+    try:
+        with open(path, "rb") as fh:
+
+            def read(offset: int, size: int) -> bytes:
+                if offset < 0 or size > 1 << 20:
+                    raise ValueError("header out of range")
+                fh.seek(offset)
+                data = fh.read(size)
+                if len(data) != size:
+                    raise ValueError("file ends inside a header")
+                return data
+
+            head = read(0, 64)
+            if head[:2] != b"MZ":
+                return None
+            pe_offset = struct.unpack_from("<I", head, 0x3C)[0]
+            coff = read(pe_offset, 24)
+            if coff[:4] != b"PE\0\0":
+                return None
+            sections, timestamp = struct.unpack_from("<HI", coff, 6)
+            optional_size = struct.unpack_from("<H", coff, 20)[0]
+            optional = read(pe_offset + 24, optional_size)
+            magic = struct.unpack_from("<H", optional, 0)[0]
+            directories = {0x10B: 96, 0x20B: 112}.get(magic)  # PE32, PE32+
+            if directories is None or len(optional) < directories + 7 * 8:
+                return None
+            size_of_image = struct.unpack_from("<I", optional, 56)[0]
+            debug_rva, debug_size = struct.unpack_from("<II", optional, directories + 6 * 8)
+            table = read(pe_offset + 24 + optional_size, 40 * sections)
+
+            def file_offset(rva: int) -> int | None:
+                for i in range(sections):
+                    vsize, vaddr, raw_size, raw_offset = struct.unpack_from("<IIII", table, 40 * i + 8)
+                    if vaddr <= rva < vaddr + max(vsize, raw_size):
+                        return raw_offset + rva - vaddr
+                return None
+
+            at = file_offset(debug_rva)
+            if at is None or not debug_size:
+                return None
+            entries = read(at, min(debug_size, 28 * 64))
+            for i in range(len(entries) // 28):
+                kind, size, _rva, raw = struct.unpack_from("<IIII", entries, 28 * i + 12)
+                if kind != 2 or size < 25:  # IMAGE_DEBUG_TYPE_CODEVIEW; RSDS + GUID + age + name
+                    continue
+                cv = read(raw, min(size, 24 + 1024))
+                if cv[:4] != b"RSDS":
+                    continue
+                guid = uuid.UUID(bytes_le=cv[4:20])
+                age = struct.unpack_from("<I", cv, 20)[0]
+                name = cv[24:].split(b"\0", 1)[0].decode("utf-8", "replace")
+                return PeCodeView(
+                    name.replace("\\", "/").rsplit("/", 1)[-1],
+                    f"{guid.hex.upper()}{age:X}",
+                    f"{timestamp:08X}{size_of_image:X}",
+                )
+    except (OSError, ValueError, struct.error):
+        return None
+    return None
