@@ -495,9 +495,9 @@ class ServerSymbolSupplier(SymbolSupplier):
                             seconds=time.monotonic() - started,
                         )
                     job.objects.append(FoundObject(str(outcome), _origin(lookup), shown, _matched_by(lookup)))
-                    if lookup.kind == "pe" and (then := pdb_lookup_through_pe(job.key, outcome)) is not None:
-                        if then not in lookups:
-                            lookups.append(then)  # asked next, of this server
+                    then = pdb_lookup_through_pe(job.key, outcome) if lookup.kind == "pe" else None
+                    if then is not None and then not in lookups:
+                        lookups.append(then)  # asked next, of this server
                     continue
                 if outcome is not None:  # a failure (not a "not found")
                     failure = failure or outcome

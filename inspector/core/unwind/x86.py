@@ -345,6 +345,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
             (),
             tuple(checks),
             tuple(searches),
+            env.unwind_origin(callee.module),
         )
 
     if failed:

@@ -85,7 +85,9 @@ def wine_dll_symbols(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _walk(dump: Path, paths: tuple[Path, ...], index: Path, servers: SymbolServerOptions | None = None) -> dict:
+def _walk(
+    dump: Path, paths: tuple[Path, ...], index: Path, servers: SymbolServerOptions | None = None
+) -> dict:
     options = ProcessOptions(
         symbol_paths=paths, symbols_cache=index, symbol_servers=servers, local_modules=False
     )
@@ -120,7 +122,9 @@ def test_pe_and_pdb_from_a_microsoft_symbol_server_equal_the_local_walk(
     local = _walk(dump, (FIXTURES / level, wine_dll_symbols), tmp_path / "local-index")
     # the PDB gave the names: crashlab's own functions, with files and lines
     crashing = local["threads"][local["crash_info"]["crashing_thread"]]["frames"]
-    own = [f for f in crashing if f.get("module") == "crashlab.exe" and f.get("file", "").endswith("crashlab.c")]
+    own = [
+        f for f in crashing if f.get("module") == "crashlab.exe" and f.get("file", "").endswith("crashlab.c")
+    ]
     assert own, crashing[:3]
     assert _crashlab(local)["debug_file"] == pdb_name and _crashlab(local)["debug_id"] == debug_id
 

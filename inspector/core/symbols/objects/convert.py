@@ -23,7 +23,8 @@ from inspector.core.symbols.objects.reading import ObjectInfo
 from inspector.core.symbols.objects.symcache_reader import read_symcache
 
 #: Bumped whenever the text written for the same objects changes: cached conversions are redone.
-CONVERTER_VERSION = 3  # 2: C++ names kept mangled (INFO NAMES mangled); 3: no MODULE line in PE CFI
+#: 2: C++ names kept mangled (INFO NAMES mangled); 3: no MODULE line in PE CFI, CFI_SOURCE names the object
+CONVERTER_VERSION = 3
 
 
 @record
@@ -74,7 +75,7 @@ def _object_text(info: ObjectInfo, obj: Any, cancel: CancelToken) -> ModuleText:
                 raise ObjectUnreadable(info.path, reason) from None
             if cfi.strip():
                 text.cfi.append(cfi)
-                text.cfi_sources.append(cfi_label(info))
+                text.cfi_sources.append(f"{cfi_label(info)} of {info.path}")
     return text
 
 

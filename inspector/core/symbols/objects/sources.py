@@ -200,10 +200,13 @@ class ObjectSources:
                     ):
                         found.append(FoundObject(entry.path, "symbol path", matched_by=MatchedBy.CODE_ID))
         elif self.local_modules:
+            seen: set[str] = set()
             for candidate in self._local_candidates(module):
                 looked.append(candidate)
-                if any(f.path == candidate for f in found):
-                    continue
+                real = os.path.realpath(candidate)
+                if real in seen:
+                    continue  # /lib is /usr/lib on merged-/usr systems: one file, read once
+                seen.add(real)
                 identity = self.identity(Path(candidate), quiet=True)
                 by = next((b for d, c in identity if (b := matched(module, candidate, d, c))), None)
                 if by is not None:
