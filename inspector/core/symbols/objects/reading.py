@@ -263,7 +263,7 @@ def pe_codeview(path: str) -> PeCodeView | None:
                 for i in range(sections):
                     vsize, vaddr, raw_size, raw_offset = struct.unpack_from("<IIII", table, 40 * i + 8)
                     if vaddr <= rva < vaddr + max(vsize, raw_size):
-                        return raw_offset + rva - vaddr
+                        return int(raw_offset + rva - vaddr)
                 return None
 
             at = file_offset(debug_rva)
