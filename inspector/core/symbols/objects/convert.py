@@ -24,7 +24,7 @@ from inspector.core.symbols.objects.breakpad_text import (
     write_records,
 )
 from inspector.core.symbols.objects.errors import ObjectUnreadable
-from inspector.core.symbols.objects.reading import ObjectInfo
+from inspector.core.symbols.objects.reading import ObjectInfo, with_sections
 from inspector.core.symbols.objects.symcache_reader import read_symcache
 
 #: Bumped whenever the text written for the same objects changes: cached conversions are redone.
@@ -145,6 +145,8 @@ def convert_objects(
             for (info, obj), part in zip(objects, cfi_parts, strict=True)
         ]
         try:
+            # read while the CFI is made: only the records and the CFI's label need them
+            objects = [(with_sections(info), obj) for info, obj in objects]
             with _collector_pause.held():
                 base_info, functions, publics = _write_records(objects, records, cancel)
             cfi: list[tuple[int, Path, str]] = []

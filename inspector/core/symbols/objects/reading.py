@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from inspector.core.record import field, record
+from inspector.core.record import field, record, replace
 from inspector.core.symbols.objects.errors import ObjectSupportMissing, ObjectUnreadable
 
 #: files smaller than this cannot be an object with anything useful in it
@@ -75,7 +75,8 @@ class ObjectInfo:
     features: frozenset[str]  # "symtab", "debug", "unwind", "sources"
     size: int
     mtime_ns: int
-    sections: tuple[tuple[str, int, int, bool], ...] = field(default=())  # ELF: (name, addr, size, exec)
+    #: ELF: (name, address, size, executable) of each section; read for conversions only (`with_sections`)
+    sections: tuple[tuple[str, int, int, bool], ...] = field(default=())
 
     @property
     def has_debug_info(self) -> bool:
@@ -144,7 +145,6 @@ def read_objects(path: Path) -> list[tuple[ObjectInfo, Any]]:
         found: list[tuple[ObjectInfo, Any]] = []
         for index, obj in enumerate(archive.iter_objects()):
             file_format = str(obj.file_format)
-            sections = _elf_sections(path) if file_format == "elf" else ()
             info = ObjectInfo(
                 str(path),
                 index,
@@ -156,7 +156,6 @@ def read_objects(path: Path) -> list[tuple[ObjectInfo, Any]]:
                 frozenset(obj.features),
                 st.st_size,
                 st.st_mtime_ns,
-                sections,
             )
             found.append((info, obj))
     except ObjectUnreadable:
@@ -166,6 +165,13 @@ def read_objects(path: Path) -> list[tuple[ObjectInfo, Any]]:
     if not found:
         raise ObjectUnreadable(str(path), f"{hint.upper()} file with no object symbolic can read")
     return found
+
+
+def with_sections(info: ObjectInfo) -> ObjectInfo:
+    """The object with its ELF section headers read (only a conversion needs them, not a scan)."""
+    if info.file_format != "elf" or info.sections:
+        return info
+    return replace(info, sections=_elf_sections(Path(info.path)))
 
 
 def _describe(exc: Exception, hint: str) -> str:
