@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from inspector.core.record import field, record, replace
 from inspector.core.symbols.objects.errors import ObjectSupportMissing, ObjectUnreadable
@@ -215,6 +215,68 @@ def _elf_sections(path: Path) -> tuple[tuple[str, int, int, bool], ...]:
         return ()
 
 
+#: headers larger than this are not believed (a hostile or damaged file)
+MAX_HEADER_BYTES = 1 << 20
+
+
+def read_header_bytes(fh: BinaryIO, offset: int, size: int) -> bytes:
+    """`size` bytes of a file's headers at `offset`; ValueError when out of range or cut short."""
+    if size > MAX_HEADER_BYTES or offset < 0:
+        raise ValueError("header out of range")
+    fh.seek(offset)
+    data = fh.read(size)
+    if len(data) != size:
+        raise ValueError("file ends inside a header")
+    return data
+
+
+@record
+class PeHeaders:
+    """What the PE headers say: identity, section table and debug directory."""
+
+    timestamp: int
+    size_of_image: int
+    size_of_headers: int
+    #: (virtual size, virtual address, raw size, raw offset) of each section
+    sections: tuple[tuple[int, int, int, int], ...]
+    debug_directory: tuple[int, int]  # (RVA, size); (0, 0) without one
+
+    @property
+    def code_id(self) -> str:
+        """TimeDateStamp (8 hex digits) + SizeOfImage (hex), upper-case."""
+        return f"{self.timestamp:08X}{self.size_of_image:X}"
+
+    def file_offset(self, rva: int) -> int | None:
+        for vsize, vaddr, raw_size, raw_offset in self.sections:
+            if vaddr <= rva < vaddr + max(vsize, raw_size):
+                return raw_offset + rva - vaddr
+        return None
+
+
+def read_pe_headers(fh: BinaryIO) -> PeHeaders | None:
+    """The PE headers of an open file (None when it is no PE); ValueError / struct.error when damaged."""
+    import struct
+
+    head = read_header_bytes(fh, 0, 64)
+    if head[:2] != b"MZ":
+        return None
+    pe_offset = struct.unpack_from("<I", head, 0x3C)[0]
+    coff = read_header_bytes(fh, pe_offset, 24)
+    if coff[:4] != b"PE\0\0":
+        return None
+    count, timestamp = struct.unpack_from("<HI", coff, 6)
+    optional_size = struct.unpack_from("<H", coff, 20)[0]
+    optional = read_header_bytes(fh, pe_offset + 24, optional_size)
+    size_of_image, size_of_headers = struct.unpack_from("<II", optional, 56)
+    directories = {0x10B: 96, 0x20B: 112}.get(struct.unpack_from("<H", optional, 0)[0])  # PE32, PE32+
+    debug = (0, 0)
+    if directories is not None and len(optional) >= directories + 7 * 8:
+        debug = struct.unpack_from("<II", optional, directories + 6 * 8)
+    table = read_header_bytes(fh, pe_offset + 24 + optional_size, 40 * count)
+    sections = tuple(struct.unpack_from("<IIII", table, 40 * i + 8) for i in range(count))
+    return PeHeaders(timestamp, size_of_image, size_of_headers, sections, debug)
+
+
 @record
 class PeCodeView:
     """What a PE file's CodeView debug record names: its PDB (file name, debug id) and its own code id."""
@@ -237,59 +299,26 @@ def pe_codeview(path: str) -> PeCodeView | None:
 
     try:
         with open(path, "rb") as fh:
-
-            def read(offset: int, size: int) -> bytes:
-                if offset < 0 or size > 1 << 20:
-                    raise ValueError("header out of range")
-                fh.seek(offset)
-                data = fh.read(size)
-                if len(data) != size:
-                    raise ValueError("file ends inside a header")
-                return data
-
-            head = read(0, 64)
-            if head[:2] != b"MZ":
+            headers = read_pe_headers(fh)
+            if headers is None:
                 return None
-            pe_offset = struct.unpack_from("<I", head, 0x3C)[0]
-            coff = read(pe_offset, 24)
-            if coff[:4] != b"PE\0\0":
-                return None
-            sections, timestamp = struct.unpack_from("<HI", coff, 6)
-            optional_size = struct.unpack_from("<H", coff, 20)[0]
-            optional = read(pe_offset + 24, optional_size)
-            magic = struct.unpack_from("<H", optional, 0)[0]
-            directories = {0x10B: 96, 0x20B: 112}.get(magic)  # PE32, PE32+
-            if directories is None or len(optional) < directories + 7 * 8:
-                return None
-            size_of_image = struct.unpack_from("<I", optional, 56)[0]
-            debug_rva, debug_size = struct.unpack_from("<II", optional, directories + 6 * 8)
-            table = read(pe_offset + 24 + optional_size, 40 * sections)
-
-            def file_offset(rva: int) -> int | None:
-                for i in range(sections):
-                    vsize, vaddr, raw_size, raw_offset = struct.unpack_from("<IIII", table, 40 * i + 8)
-                    if vaddr <= rva < vaddr + max(vsize, raw_size):
-                        return int(raw_offset + rva - vaddr)
-                return None
-
-            at = file_offset(debug_rva)
+            debug_rva, debug_size = headers.debug_directory
+            at = headers.file_offset(debug_rva)
             if at is None or not debug_size:
                 return None
-            entries = read(at, min(debug_size, 28 * 64))
+            entries = read_header_bytes(fh, at, min(debug_size, 28 * 64))
             for i in range(len(entries) // 28):
                 kind, size, _rva, raw = struct.unpack_from("<IIII", entries, 28 * i + 12)
                 if kind != 2 or size < 25:  # IMAGE_DEBUG_TYPE_CODEVIEW; RSDS + GUID + age + name
                     continue
-                cv = read(raw, min(size, 24 + 1024))
+                cv = read_header_bytes(fh, raw, min(size, 24 + 1024))
                 if cv[:4] != b"RSDS":
                     continue
                 guid = uuid.UUID(bytes_le=cv[4:20])
                 age = struct.unpack_from("<I", cv, 20)[0]
                 name = cv[24:].split(b"\0", 1)[0].decode("utf-8", "replace")
                 return PeCodeView(
-                    name.replace("\\", "/").rsplit("/", 1)[-1],
-                    f"{guid.hex.upper()}{age:X}",
-                    f"{timestamp:08X}{size_of_image:X}",
+                    name.replace("\\", "/").rsplit("/", 1)[-1], f"{guid.hex.upper()}{age:X}", headers.code_id
                 )
     except (OSError, ValueError, struct.error):
         return None
