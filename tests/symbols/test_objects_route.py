@@ -130,6 +130,8 @@ def test_the_second_walk_opens_the_cached_conversion(tmp_path: Path) -> None:
     assert first.cfi_sources == (f".eh_frame of {binaries[0] / 'ledger'}",)
     converted = first.symbol_file.path
     stamp = converted.stat().st_mtime_ns
+    # the records and the CFI were written to files of their own first: none is left behind
+    assert sorted(p.name for p in converted.parent.iterdir()) == [converted.name]
     second = SymbolSupplier(binaries, cache=IndexCache(tmp_path), local_modules=False).load(module)
     assert second.symbol_file is not None
     assert second.symbol_file.path == converted and converted.stat().st_mtime_ns == stamp

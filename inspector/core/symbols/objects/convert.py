@@ -139,12 +139,14 @@ def convert_objects(
         raise ObjectUnreadable(str(out), "no object to convert")
     records = out.with_name(out.name + ".records")
     cfi_parts = [out.with_name(f"{out.name}.cfi{i}") for i in range(len(objects))]
-    with ThreadPoolExecutor(max_workers=len(objects), thread_name_prefix="cficache") as pool:
-        jobs = [
-            pool.submit(_cfi_file, obj, part) if info.has_unwind else None
-            for (info, obj), part in zip(objects, cfi_parts, strict=True)
-        ]
-        try:
+    # the parts are removed once the pool has ended: a CFI thread still running would make its
+    # file again after an early removal (a cancelled conversion)
+    try:
+        with ThreadPoolExecutor(max_workers=len(objects), thread_name_prefix="cficache") as pool:
+            jobs = [
+                pool.submit(_cfi_file, obj, part) if info.has_unwind else None
+                for (info, obj), part in zip(objects, cfi_parts, strict=True)
+            ]
             # read while the CFI is made: only the records and the CFI's label need them
             objects = [(with_sections(info), obj) for info, obj in objects]
             with _collector_pause.held():
@@ -174,10 +176,10 @@ def convert_objects(
                 )
                 for part in (records, *(part for _, part, _ in cfi)):
                     _append(f, part)
-        finally:
-            for part in (records, *cfi_parts):
-                with contextlib.suppress(OSError):
-                    part.unlink()
+    finally:
+        for part in (records, *cfi_parts):
+            with contextlib.suppress(OSError):
+                part.unlink()
     return Converted(
         tuple(source for _, _, source in cfi), functions, publics, sum(size for size, _, _ in cfi)
     )
