@@ -107,6 +107,9 @@ def test_trace_model_of_render_worker_main(check_model: CheckModel, qapp: QAppli
     children = rows(model, 0, cfi)
     assert children[0] == "STACK CFI block of render_farm"
     assert ".ra: .cfa -8 + ^" in children and "$rbx: .cfa -40 + ^" in children
+    # where the rules came from: the .sym file
+    origin = model.index(children.index("rules from"), 1, cfi).data()
+    assert origin.startswith(".sym file ") and origin.endswith("render_farm.sym"), origin
     block = model.index(0, 0, cfi)
     assert rows(model, 0, block)[0] == INIT_ROW
     in_force = model.index(4, 0, block)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from inspector.core.process import ProcessOptions, process
+from inspector.core.report.human import render_human
 from inspector.core.report.json_report import render_json
 from tests.symbols.server.http_server import SymbolHttpServer
 
@@ -126,9 +127,11 @@ def test_the_second_walk_opens_the_cached_conversion(tmp_path: Path) -> None:
     first = SymbolSupplier(binaries, cache=IndexCache(tmp_path), local_modules=False).load(module)
     assert first.symbol_file is not None and first.symbol_file.index_source.startswith("built")
     assert first.source == "DWARF in the binary (symbol path)"
-    assert first.cfi_sources == (".eh_frame",)
+    assert first.cfi_sources == (f".eh_frame of {binaries[0] / 'ledger'}",)
     converted = first.symbol_file.path
     stamp = converted.stat().st_mtime_ns
+    # the records and the CFI were written to files of their own first: none is left behind
+    assert sorted(p.name for p in converted.parent.iterdir()) == [converted.name]
     second = SymbolSupplier(binaries, cache=IndexCache(tmp_path), local_modules=False).load(module)
     assert second.symbol_file is not None
     assert second.symbol_file.path == converted and converted.stat().st_mtime_ns == stamp
@@ -164,6 +167,7 @@ def test_debuginfod_on_loopback_equals_the_local_walk_and_is_asked_once(tmp_path
         local = _walk(dump, [FIXTURES / case / "binaries", SYSTEM_SYMBOLS], tmp_path / "local")
         options = SymbolServerOptions(debuginfod=(SymbolServer(server.url, None),), cache_dir=tmp_path / "dl")
         walks = []
+        traces: list[str] = []
         for _ in range(2):
             server.reset()
             state = process(
@@ -176,8 +180,12 @@ def test_debuginfod_on_loopback_equals_the_local_walk_and_is_asked_once(tmp_path
                 ),
             )
             walks.append((json.loads(render_json(state)), list(server.paths)))
+            traces.append(render_human(state, trace=True))
     finally:
         server.close()
+    # the trace names the download each CFI rule came from
+    for trace in traces:
+        assert f"(debuginfod {server.url}/buildid/" in trace
     (first, first_requests), (second, second_requests) = walks
     assert _frames(first) == _frames(local)
     assert _frames(second) == _frames(local)
@@ -186,6 +194,27 @@ def test_debuginfod_on_loopback_equals_the_local_walk_and_is_asked_once(tmp_path
     assert second_requests == []
     urls = {m["filename"]: m.get("symbol_url") for m in second["modules"] if m.get("loaded_symbols")}
     assert urls["libinventory.so"] is not None and urls["libinventory.so"].startswith(server.origin)
+
+
+def test_the_trace_says_where_each_cfi_rule_came_from(tmp_path: Path) -> None:
+    """`--trace`: every STACK CFI step names the .sym file, or the unwind tables of which binary."""
+    case = FIXTURES / "libc_abort"
+    dump = case / f"{case.name}.dmp"
+    ledger_sym = case / "symbols" / "ledger" / "16AC9726D6C71011CD76CD9A3C1AB1560" / "ledger.sym"
+    libc_sym = SYSTEM_SYMBOLS / "libc.so.6" / "EC61AC938E5A39B16F9FBD350E3169A50" / "libc.so.6.sym"
+    options = {"symbols_cache": tmp_path, "local_modules": False}
+    for paths, ledger in (
+        ((case / "binaries", SYSTEM_SYMBOLS), f".eh_frame of {case / 'binaries' / 'ledger'} (symbol path)"),
+        ((case / "symbols", SYSTEM_SYMBOLS), f".sym file {ledger_sym}"),
+    ):
+        text = render_human(process(dump, ProcessOptions(symbol_paths=paths, **options)), trace=True)
+        origins = [
+            line.split(" - ", 1)[1] for line in text.splitlines() if line.strip().startswith("rules from - ")
+        ]
+        assert ledger in origins and f".sym file {libc_sym}" in origins, sorted(set(origins))
+        # one label per STACK CFI attempt that found rules
+        attempts = sum(1 for line in text.splitlines() if "STACK CFI block of" in line)
+        assert attempts and len(origins) >= attempts
 
 
 def test_module_files_on_this_machine_give_symbols_without_any_symbol_path(tmp_path: Path) -> None:

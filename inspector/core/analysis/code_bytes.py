@@ -21,9 +21,6 @@ from typing import BinaryIO, Protocol
 from inspector.core.minidump.modules import Module
 from inspector.core.record import field, record
 
-#: Headers larger than this are not believed (a hostile or damaged file).
-_MAX_HEADERS = 1 << 20
-
 
 class CodeBytesProvider(Protocol):
     def __call__(self, module: Module, rva: int, size: int) -> bytes | None: ...
@@ -60,20 +57,17 @@ def read_image(path: str) -> ObjectImage | None:
             if head[:4] == b"\x7fELF":
                 return _read_elf(path, fh, head)
             if head[:2] == b"MZ":
-                return _read_pe(path, fh, head)
+                return _read_pe(path, fh)
     except (OSError, struct.error, ValueError):
         return None
     return None
 
 
 def _read_at(fh: BinaryIO, offset: int, size: int) -> bytes:
-    if size > _MAX_HEADERS or offset < 0:
-        raise ValueError("header out of range")
-    fh.seek(offset)
-    data = fh.read(size)
-    if len(data) != size:
-        raise ValueError("file ends inside a header")
-    return data
+    # the symbols' bounded header read (imported here: only a dump without code bytes needs it)
+    from inspector.core.symbols.objects.reading import read_header_bytes
+
+    return read_header_bytes(fh, offset, size)
 
 
 def _read_elf(path: str, fh: BinaryIO, head: bytes) -> ObjectImage | None:
@@ -129,23 +123,17 @@ def _gnu_build_id(notes: bytes, endian: str) -> bytes | None:
     return None
 
 
-def _read_pe(path: str, fh: BinaryIO, head: bytes) -> ObjectImage | None:
-    pe_offset = struct.unpack_from("<I", head, 0x3C)[0]
-    coff = _read_at(fh, pe_offset, 24)
-    if coff[:4] != b"PE\0\0":
+def _read_pe(path: str, fh: BinaryIO) -> ObjectImage | None:
+    from inspector.core.symbols.objects.reading import read_pe_headers
+
+    headers = read_pe_headers(fh)
+    if headers is None:
         return None
-    sections, timestamp = struct.unpack_from("<HI", coff, 6)
-    optional_size = struct.unpack_from("<H", coff, 20)[0]
-    optional = _read_at(fh, pe_offset + 24, optional_size)
-    size_of_image = struct.unpack_from("<I", optional, 56)[0]
-    size_of_headers = struct.unpack_from("<I", optional, 60)[0]
-    table = _read_at(fh, pe_offset + 24 + optional_size, 40 * sections)
-    segments = [_Segment(0, size_of_headers, 0)]
-    for i in range(sections):
-        virtual_size, virtual_address, raw_size, raw_offset = struct.unpack_from("<IIII", table, 40 * i + 8)
+    segments = [_Segment(0, headers.size_of_headers, 0)]
+    for virtual_size, virtual_address, raw_size, raw_offset in headers.sections:
         segments.append(_Segment(virtual_address, min(raw_size, virtual_size or raw_size), raw_offset))
     # rust-minidump's code id for PE: timestamp (8 upper-case hex digits) and image size (hex)
-    return ObjectImage(path, f"{timestamp:08X}{size_of_image:x}", tuple(segments))
+    return ObjectImage(path, f"{headers.timestamp:08X}{headers.size_of_image:x}", tuple(segments))
 
 
 @record(frozen=False)

@@ -289,6 +289,18 @@ def _add_attempt(
         )
 
 
+def _origin_node(origin: str | None, what: str) -> TraceNode | None:
+    if origin is None:
+        return None
+    return TraceNode(
+        NodeKind.INFO,
+        f"{what} from",
+        origin,
+        tooltip=f"Where the {what} came from: the .sym file, or the unwind tables of which binary or "
+        "debug file, and where that file was found",
+    )
+
+
 def _add_cfi(node: TraceNode, detail: CfiDetail) -> None:
     states = iter(cfi_states(detail))
     before_rules = next(states)
@@ -322,6 +334,8 @@ def _add_cfi(node: TraceNode, detail: CfiDetail) -> None:
                     tone=Tone.IN_FORCE if forced else Tone.PLAIN,
                 )
             )
+    if (origin := _origin_node(detail.origin, "rules")) is not None:
+        node.add(origin)
     if detail.forwarded:
         node.add(
             TraceNode(
@@ -383,6 +397,8 @@ def _add_stack_win(node: TraceNode, detail: StackWinDetail, attempt: StrategyAtt
             tone=Tone.IN_FORCE,
         )
     )
+    if (origin := _origin_node(detail.origin, "record")) is not None:
+        node.add(origin)
     node.add(TraceNode(NodeKind.INFO, f"program ({detail.program_source})", detail.program or "(none)"))
     if detail.variables:
         node.add(

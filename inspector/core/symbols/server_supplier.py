@@ -50,7 +50,7 @@ from inspector.core.symbols.http_fetch import (
     redacted,
     server_url,
 )
-from inspector.core.symbols.identity import MatchedBy
+from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, has_debug_id
 from inspector.core.symbols.objects.sources import FoundObject
 from inspector.core.symbols.records import DownloadState, DownloadStatus, ServerAttempt
 from inspector.core.symbols.supplier import (
@@ -166,12 +166,35 @@ def object_lookups_for(module: ModuleIdentity, *, debuginfod: bool) -> tuple[Sym
         out.append(SymbolLookup((debug_file, module.debug_id.upper(), debug_file), "pdb"))
         if code_file and module.code_id:
             out.append(SymbolLookup((code_file, module.code_id.upper(), code_file), "pe"))
+    elif not has_debug_id(module) and code_file.lower().endswith(PE_SUFFIXES) and module.code_id:
+        # no CodeView record in the dump: the PE first, then the PDB it names (`pdb_lookup_through_pe`)
+        out.append(SymbolLookup((code_file, module.code_id.upper(), code_file), "pe"))
     build_id = build_id_of(module)
     if debuginfod and build_id is not None:
         name = code_file or debug_file or "module"
         out.append(SymbolLookup((name, build_id.upper(), f"{name}.debug"), "debuginfo"))
         out.append(SymbolLookup((name, build_id.upper(), name), "executable"))
     return tuple(out)
+
+
+#: the names of the PE files asked for by code id when the dump names no PDB
+PE_SUFFIXES = (".exe", ".dll", ".sys", ".ocx", ".cpl", ".scr", ".drv", ".efi")
+
+
+def pdb_lookup_through_pe(key: ModuleKey, pe_path: Path) -> SymbolLookup | None:
+    """The PDB that a module's downloaded PE names in its CodeView record, when the dump names none.
+
+    The second step of the exe → PDB walk (`objects.sources.named_by_pe`); None when the module
+    has a debug id, the PE names no PDB, or the name it gives is not a safe file name.
+    """
+    from inspector.core.symbols.objects.sources import named_by_pe
+
+    module = ObjectIdentity(key[2], key[3], key[0], key[1])
+    named = named_by_pe(module, [FoundObject(str(pe_path), "symbol server")])
+    if named is module or not named.debug_file.lower().endswith(".pdb"):
+        return None
+    lookup = SymbolLookup((named.debug_file, named.debug_id, named.debug_file), "pdb")
+    return lookup if lookup.unsafe_reason is None else None
 
 
 class _Job:
@@ -255,10 +278,16 @@ class ServerSymbolSupplier(SymbolSupplier):
                 tried.append(str(self.download_cache.path_for(lookup)))
             if cached is not None and lookup.kind in OBJECT_KINDS:
                 url = self.download_cache.object_url(cached)
-                cached_objects.append(FoundObject(str(cached), _origin(lookup), url))
+                cached_objects.append(FoundObject(str(cached), _origin(lookup), url, _matched_by(lookup)))
             elif cached is not None:
                 status = DownloadStatus(DownloadState.CACHED)
                 return Located(cached, tuple(tried), "download cache", status, MatchedBy(lookup.kind))
+        for found in list(cached_objects):
+            pe = found.path if found.origin == "symbol server" else None
+            then = None if pe is None else pdb_lookup_through_pe(module_key(module), Path(pe))
+            if then is not None and then not in lookups and (pdb := self.download_cache.find(then)):
+                url = self.download_cache.object_url(pdb)
+                cached_objects.append(FoundObject(str(pdb), "symbol server", url))
         if cached_objects:
             status = DownloadStatus(DownloadState.CACHED, url=cached_objects[0].url)
             return Located(None, tuple(tried), "download cache", status, objects=tuple(cached_objects))
@@ -465,7 +494,10 @@ class ServerSymbolSupplier(SymbolSupplier):
                             received=outcome.stat().st_size,
                             seconds=time.monotonic() - started,
                         )
-                    job.objects.append(FoundObject(str(outcome), _origin(lookup), shown))
+                    job.objects.append(FoundObject(str(outcome), _origin(lookup), shown, _matched_by(lookup)))
+                    then = pdb_lookup_through_pe(job.key, outcome) if lookup.kind == "pe" else None
+                    if then is not None and then not in lookups:
+                        lookups.append(then)  # asked next, of this server
                     continue
                 if outcome is not None:  # a failure (not a "not found")
                     failure = failure or outcome
@@ -560,6 +592,11 @@ class ServerSymbolSupplier(SymbolSupplier):
         if self._temp_root is not None:
             shutil.rmtree(self._temp_root, ignore_errors=True)
             self._temp_root = None
+
+
+def _matched_by(lookup: SymbolLookup) -> MatchedBy:
+    """A PE asked for by `<name>/<TIMESTAMP><SIZE>/` is the module's by its code id; the rest by debug id."""
+    return MatchedBy.CODE_ID if lookup.kind == "pe" else MatchedBy.DEBUG_ID
 
 
 def _origin(lookup: SymbolLookup) -> str:

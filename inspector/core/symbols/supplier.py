@@ -167,6 +167,24 @@ class ModuleSymbols:
         return self.symbol_file is not None
 
     @property
+    def unwind_origin(self) -> str | None:
+        """Where the module's STACK CFI / STACK WIN rules come from, for the unwind trace.
+
+        `.sym file /path/libfoo.so.sym`, or for objects the tables and the file they were read
+        from (`.eh_frame of /usr/lib/…/libc.so.6`), then where the file was found
+        (`module file on this machine`, `symbol path`, `debuginfod <url>`, …).
+        """
+        if self.symbol_file is None:
+            return None
+        url = self.symbol_url
+        if self.objects:
+            what = "; ".join(self.cfi_sources) or f"no unwind tables in {', '.join(self.objects)}"
+            where = " ".join(w for w in (self.found_by, url) if w)
+            return f"{what} ({where})" if where else what
+        shown = f".sym file {self.path}"
+        return f"{shown} (downloaded from {url})" if url else shown
+
+    @property
     def symbol_url(self) -> str | None:
         """Where the file was downloaded from: this run's download, else the file's `INFO URL` line."""
         if self.download is not None and self.download.url is not None:

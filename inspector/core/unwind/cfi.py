@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from inspector.core.minidump import CpuContext, Module
+from inspector.core.record import replace
 from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_cfi, evaluate_win
 from inspector.core.symbols.postfix import win_frame_size, win_variables
 from inspector.core.unwind.environment import (
@@ -152,6 +153,7 @@ def cfi_attempt(
             readable,
             tuple(evaluations),
             note,
+            env.unwind_origin(module),
         )
 
     if lookup.rules is None:
@@ -247,7 +249,7 @@ def stack_win_attempt(
     registers = readable_registers(callee.context, all_valid=callee.trust is FrameTrust.CONTEXT)
     memory = walk.memory
     if record.type is StackWinType.FRAME_DATA:
-        return _frame_data(
+        attempt, caller = _frame_data(
             record=record,
             module=module,
             relative=relative,
@@ -256,16 +258,26 @@ def stack_win_attempt(
             memory=memory,
             state=state,
         )
-    return _fpo(
-        record=record,
-        module=module,
-        relative=relative,
-        registers=registers,
-        has_grand_callee=has_grand_callee,
-        grand=grand_callee_parameter_size,
-        memory=memory,
-        state=state,
-    )
+    else:
+        attempt, caller = _fpo(
+            record=record,
+            module=module,
+            relative=relative,
+            registers=registers,
+            has_grand_callee=has_grand_callee,
+            grand=grand_callee_parameter_size,
+            memory=memory,
+            state=state,
+        )
+    return with_origin(attempt, walk.env.unwind_origin(module)), caller
+
+
+def with_origin(attempt: StrategyAttempt, origin: str | None) -> StrategyAttempt:
+    """The attempt with its STACK WIN detail labelled with where the record came from."""
+    detail = attempt.detail
+    if origin is None or not isinstance(detail, StackWinDetail):
+        return attempt
+    return replace(attempt, detail=replace(detail, origin=origin))
 
 
 def _frame_data(

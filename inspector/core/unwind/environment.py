@@ -83,6 +83,7 @@ class WalkEnvironment:
         self.rules = options.rules
         self.width = word_size(cpu)
         self._verdicts: dict[int, CandidateVerdict] = {}
+        self._origins: dict[int, str | None] = {}
         self._pac_mask: int | None = None
         self._breakpad_pac_mask: int | None = None
 
@@ -118,6 +119,15 @@ class WalkEnvironment:
         if status.rust_minidump_corrupt and not rejected_ok:
             return None
         return status.symbol_file
+
+    def unwind_origin(self, module: Module) -> str | None:
+        """Where the module's unwind rules come from (`ModuleSymbols.unwind_origin`), once per module."""
+        if self.symbolizer is None:
+            return None
+        found = self._origins.get(module.base, self)
+        if found is self:
+            found = self._origins[module.base] = self.symbolizer.status(module).unwind_origin
+        return found  # type: ignore[return-value]
 
     def unwind_symbols_missing_reason(self, module: Module) -> str:
         """Why `unwind_symbols` gave nothing (for the trace)."""

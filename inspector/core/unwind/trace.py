@@ -114,6 +114,8 @@ class CfiDetail:
     callee_registers: tuple[tuple[str, int], ...]  # registers the rules could read
     evaluations: tuple[RuleEvaluation, ...]
     note: str | None = None
+    #: where the rules come from: the `.sym` file, or the unwind tables of which object (`unwind_origin`)
+    origin: str | None = None
 
 
 @record
@@ -185,6 +187,7 @@ class StackWinDetail:
     reads: tuple[MemoryWord, ...] = ()
     checks: tuple[Check, ...] = ()
     searches: tuple[ScanDetail, ...] = ()
+    origin: str | None = None  # where the record comes from (as `CfiDetail.origin`)
 
 
 AttemptDetail = CfiDetail | StackWinDetail | FramePointerDetail | ScanDetail | None

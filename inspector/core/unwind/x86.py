@@ -276,6 +276,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         strategy = Strategy.STACK_WIN_FPO
     assert callee.module is not None  # a STACK WIN record came from its symbols
     module_name = callee.module.filename
+    origin = env.unwind_origin(callee.module)
     relative = callee.instruction - callee.module.base
     esp, ebp = ctx.value("esp"), ctx.value("ebp")
     ebx = ctx.get("ebx")
@@ -345,6 +346,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
             (),
             tuple(checks),
             tuple(searches),
+            origin,
         )
 
     if failed:

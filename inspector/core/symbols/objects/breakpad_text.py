@@ -37,7 +37,6 @@ from inspector.core.symbols.objects.demangle import (
     LANG_UNKNOWN_SYMBOL,
     MANGLED_NAMES_INFO,
     stored_function_name,
-    stored_public_name,
 )
 from inspector.core.symbols.objects.reading import ObjectInfo
 from inspector.core.symbols.objects.symcache_reader import NONE, SymCacheTables
@@ -64,13 +63,12 @@ class _Symbol:
 
 @dataclass(slots=True)
 class ModuleText:
-    """The records of one module, before writing; `cfi_sources` labels where its CFI came from."""
+    """The FILE, INLINE_ORIGIN, FUNC and PUBLIC records of one module, before writing (its STACK
+    records are symbolic's CfiCache text, written after them as they are: `write_cfi`)."""
 
     symbols: dict[int, _Symbol] = field(default_factory=dict)
     files: dict[str, int] = field(default_factory=dict)
     origins: dict[str, int] = field(default_factory=dict)
-    cfi: list[bytes] = field(default_factory=list)
-    cfi_sources: list[str] = field(default_factory=list)
 
     def file_id(self, name: str) -> int:
         found = self.files.get(name)
@@ -181,11 +179,11 @@ def add_symcache(
 
     names: dict[int, str] = {}
 
-    def fn_name(index: int, *, symbol: bool) -> str:
+    def fn_name(index: int) -> str:
         found = names.get(index)
         if found is None:
             raw = tables.string(int(tables.function_name[index])) or ""
-            found = stored_public_name(raw) if symbol else stored_function_name(raw, int(fn_lang[index]))
+            found = stored_function_name(raw, int(fn_lang[index]))
             names[index] = found
         return found
 
@@ -207,21 +205,27 @@ def add_symcache(
             found = file_names[index] = text.file_id(path)
         return found
 
-    i = 0
+    # Symbol-table entries, all at once: a stripped library has nothing else (libtorch_cpu: 342K),
+    # and a name per range through Python calls cost seconds. Their names are kept raw: the
+    # suffixes dump_syms cuts off mangled names are cut when a lookup shows one (`display_name`).
+    # A function at the same address replaces the entry (below); the first entry at an address wins.
+    public_ranges = np.flatnonzero(is_symbol & ~absorbed)
+    if len(public_ranges):
+        public_names = tables.strings_at(tables.function_name[root[public_ranges]])
+        symbols = text.symbols
+        for address, name in zip(starts[public_ranges].tolist(), public_names, strict=True):
+            if address not in symbols:
+                symbols[address] = _Symbol(address, name, True)
+        cancel.check()
+
     starts_list = starts.tolist()
     ends_list = ends.tolist()
-    while i < n:
-        if i % 65536 == 0:
+    end_of_run = -1
+    for count, i in enumerate(np.flatnonzero(is_function).tolist()):
+        if count % 65536 == 0:
             cancel.check()
-        if is_symbol[i] and not absorbed[i]:
-            address = starts_list[i]
-            if address not in text.symbols:
-                text.symbols[address] = _Symbol(address, fn_name(int(root[i]), symbol=True), public=True)
-            i += 1
-            continue
-        if not is_function[i]:
-            i += 1
-            continue
+        if i <= end_of_run:
+            continue  # inside the run of the function before
         # a run of ranges of one outermost function (symbol entries inside it absorbed)
         head = int(root[i])
         j = i
@@ -230,7 +234,7 @@ def add_symcache(
         while absorbed[j]:
             j -= 1
         _add_function(text, tables, i, j, starts_list, ends_list, absorbed, fn_name, file_id, head, own)
-        i = j + 1
+        end_of_run = j
 
 
 def _add_function(  # noqa: PLR0917 - the run's arrays, passed once per FUNC
@@ -250,7 +254,7 @@ def _add_function(  # noqa: PLR0917 - the run's arrays, passed once per FUNC
     end = ends[last]
     if address == 0 or (address in text.symbols and not text.symbols[address].public):
         return  # dump_syms skips functions at 0 and keeps the first FUNC at an address
-    symbol = _Symbol(address, fn_name(head, symbol=False), public=False, size=end - address)
+    symbol = _Symbol(address, fn_name(head), public=False, size=end - address)
     loc_file = tables.location_file
     loc_line = tables.location_line
     loc_func = tables.location_function
@@ -318,7 +322,7 @@ def _add_function(  # noqa: PLR0917 - the run's arrays, passed once per FUNC
                     depth,
                     int(loc_line[call_site]),
                     -1 if call_file is None else call_file,
-                    text.origin_id(fn_name(origin, symbol=False)),
+                    text.origin_id(fn_name(origin)),
                     start,
                     stop - start,
                 ]
@@ -347,6 +351,8 @@ def add_section_symbols(text: ModuleText, info: ObjectInfo, name: str) -> None:
 
 def drop_publics_inside_functions(text: ModuleText) -> None:
     """A PUBLIC inside a FUNC is not written (dump_syms' `is_inside_symbol`)."""
+    if all(symbol.public for symbol in text.symbols.values()):
+        return  # a stripped library: nothing to do (and 342K entries to sort)
     addresses = sorted(text.symbols)
     last_end = -1
     for address in addresses:
@@ -379,13 +385,10 @@ def merge_into(left: ModuleText, right: ModuleText) -> None:
         ]
         if existing is None or existing.public:
             left.symbols[address] = symbol
-    left.cfi.extend(right.cfi)
-    left.cfi_sources.extend(s for s in right.cfi_sources if s not in left.cfi_sources)
 
 
-def write_text(
+def write_header(
     out: io.BufferedWriter | Any,
-    text: ModuleText,
     *,
     info: ObjectInfo,
     debug_file: str,
@@ -394,7 +397,7 @@ def write_text(
     code_file: str | None,
     extra_info: Iterable[str] = (),
 ) -> None:
-    """Write the records in dump_syms' order (MODULE, INFO, FILE, INLINE_ORIGIN, FUNC/PUBLIC, STACK)."""
+    """The MODULE and INFO lines (dump_syms' order: MODULE, INFO, FILE, INLINE_ORIGIN, FUNC/PUBLIC, STACK)."""
     os_name = _OS.get(info.file_format, "unknown")
     write = out.write
     write(f"MODULE {os_name} {info.arch} {debug_id} {debug_file}\n".encode())
@@ -405,6 +408,11 @@ def write_text(
     write(f"INFO {MANGLED_NAMES_INFO}\n".encode())
     for info_line in extra_info:
         write(f"INFO {_one_line(info_line)}\n".encode())
+
+
+def write_records(out: io.BufferedWriter | Any, text: ModuleText) -> None:
+    """The FILE, INLINE_ORIGIN, FUNC (with its INLINE and line records) and PUBLIC lines."""
+    write = out.write
     chunk: list[str] = []
     for name, number in text.files.items():
         chunk.append(f"FILE {number} {_one_line(name)}\n")
@@ -425,10 +433,6 @@ def write_text(
             write("".join(chunk).encode("utf-8", "replace"))
             chunk.clear()
     write("".join(chunk).encode("utf-8", "replace"))
-    for block in text.cfi:
-        write(block)
-        if block and not block.endswith(b"\n"):
-            write(b"\n")
 
 
 def _one_line(text: str) -> str:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
-from collections.abc import Sequence
+import shutil
+import threading
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,14 +20,17 @@ from inspector.core.symbols.objects.breakpad_text import (
     add_symcache,
     drop_publics_inside_functions,
     merge_into,
-    write_text,
+    write_header,
+    write_records,
 )
 from inspector.core.symbols.objects.errors import ObjectUnreadable
-from inspector.core.symbols.objects.reading import ObjectInfo
+from inspector.core.symbols.objects.reading import ObjectInfo, with_sections
 from inspector.core.symbols.objects.symcache_reader import read_symcache
 
 #: Bumped whenever the text written for the same objects changes: cached conversions are redone.
-CONVERTER_VERSION = 2  # 2: C++ names kept mangled (INFO NAMES mangled)
+#: 2: C++ names kept mangled (INFO NAMES mangled); 3: no MODULE line in PE CFI, CFI_SOURCE names the
+#: object, PUBLIC names as the symbol table has them
+CONVERTER_VERSION = 3
 
 
 @record
@@ -52,35 +59,58 @@ def cfi_label(info: ObjectInfo) -> str:
 
 def _object_text(info: ObjectInfo, obj: Any, cancel: CancelToken) -> ModuleText:
     text = ModuleText()
-    # symbolic builds the CfiCache in Rust without the GIL (cffi releases it): on a second core
-    # while this thread builds the SymCache and turns it into records (libtorch_cpu: 1.4 s saved)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cficache") as pool:
-        cfi_job = pool.submit(_cfi_text, obj) if info.has_unwind else None
-        try:
-            symcache = obj.make_symcache()
-            buffer = symcache.open_stream().read()
-        except Exception as exc:  # symbolic reports damage as exceptions
-            raise ObjectUnreadable(info.path, f"cannot read its symbols: {_first_line(exc)}") from None
-        cancel.check()
-        tables = read_symcache(buffer, origin=info.path)
-        add_symcache(text, tables, info, cancel=cancel)
-        add_section_symbols(text, info, os.path.basename(info.path))
-        cancel.check()
-        if cfi_job is not None:
-            try:
-                cfi = cfi_job.result()
-            except Exception as exc:
-                reason = f"cannot read its unwind tables: {_first_line(exc)}"
-                raise ObjectUnreadable(info.path, reason) from None
-            if cfi.strip():
-                text.cfi.append(cfi)
-                text.cfi_sources.append(cfi_label(info))
+    try:
+        symcache = obj.make_symcache()
+        buffer = symcache.open_stream().read()
+    except Exception as exc:  # symbolic reports damage as exceptions
+        raise ObjectUnreadable(info.path, f"cannot read its symbols: {_first_line(exc)}") from None
+    cancel.check()
+    tables = read_symcache(buffer, origin=info.path)
+    add_symcache(text, tables, info, cancel=cancel)
+    add_section_symbols(text, info, os.path.basename(info.path))
+    cancel.check()
     return text
 
 
-def _cfi_text(obj: Any) -> bytes:
-    data: bytes = obj.make_cficache().open_stream().read()
-    return data
+def _cfi_file(obj: Any, path: Path) -> int:
+    """symbolic's CfiCache text of the object, written to `path`; its size in bytes."""
+    stream = obj.make_cficache().open_stream()
+    with open(path, "wb") as f:
+        chunk = stream.read(1 << 16)
+        # a PE's CfiCache opens with the MODULE line of its PDB: the module's own comes first already
+        while chunk.startswith((b"MODULE ", b"INFO ")) and b"\n" in chunk:
+            chunk = chunk.split(b"\n", 1)[1]
+        last = b""
+        while True:
+            if chunk:
+                f.write(chunk)
+                last = chunk
+            chunk = stream.read(1 << 20)
+            if not chunk:
+                break
+        if last and not last.endswith(b"\n"):
+            f.write(b"\n")
+        return f.tell()
+
+
+def _append(out: Any, path: Path) -> None:
+    """The whole file at `path` added to `out` (in the kernel where it can: 100 MB of CFI)."""
+    out.flush()
+    with open(path, "rb") as src:
+        size = os.fstat(src.fileno()).st_size
+        sent = 0
+        try:
+            while sent < size:
+                done = os.sendfile(out.fileno(), src.fileno(), sent, size - sent)
+                if done == 0:
+                    break
+                sent += done
+        except (AttributeError, OSError):
+            pass  # no sendfile here (or not for these files): copied below
+        if sent < size:
+            src.seek(sent)
+            out.seek(0, os.SEEK_END)
+            shutil.copyfileobj(src, out, 1 << 20)
 
 
 def convert_objects(
@@ -99,37 +129,115 @@ def convert_objects(
     The object with the most symbols is the base and the others are merged into it, as
     dump_syms merges a binary with its debug file: FUNCs win over PUBLICs, the CFI of both is
     kept (a debug file's unwind sections are usually empty).
+
+    symbolic builds each CfiCache in Rust without the GIL (cffi releases it), so they are made
+    on other threads from the start while this one turns the SymCaches into records and writes
+    them (to a file beside `out`: the INFO lines naming the CFI's origins come first and are
+    known only when the CFI is); the CFI is written last, as the file ends with it anyway.
+    """
+    if not objects:
+        raise ObjectUnreadable(str(out), "no object to convert")
+    records = out.with_name(out.name + ".records")
+    cfi_parts = [out.with_name(f"{out.name}.cfi{i}") for i in range(len(objects))]
+    # the parts are removed once the pool has ended: a CFI thread still running would make its
+    # file again after an early removal (a cancelled conversion)
+    try:
+        with ThreadPoolExecutor(max_workers=len(objects), thread_name_prefix="cficache") as pool:
+            jobs = [
+                pool.submit(_cfi_file, obj, part) if info.has_unwind else None
+                for (info, obj), part in zip(objects, cfi_parts, strict=True)
+            ]
+            # read while the CFI is made: only the records and the CFI's label need them
+            objects = [(with_sections(info), obj) for info, obj in objects]
+            with _collector_pause.held():
+                base_info, functions, publics = _write_records(objects, records, cancel)
+            cfi: list[tuple[int, Path, str]] = []
+            for (info, _), job, part in zip(objects, jobs, cfi_parts, strict=True):
+                if job is None:
+                    continue
+                try:
+                    size = job.result()
+                except Exception as exc:
+                    reason = f"cannot read its unwind tables: {_first_line(exc)}"
+                    raise ObjectUnreadable(info.path, reason) from None
+                if size:
+                    cfi.append((size, part, f"{cfi_label(info)} of {info.path}"))
+            # the unwinding binary's CFI first: where two objects describe the same code, it is used
+            cfi.sort(key=lambda c: c[0], reverse=True)
+            with open(out, "wb") as f:
+                write_header(
+                    f,
+                    info=base_info,
+                    debug_file=debug_file,
+                    debug_id=debug_id,
+                    code_id=code_id,
+                    code_file=code_file,
+                    extra_info=[*extra_info, *(f"CFI_SOURCE {source}" for _, _, source in cfi)],
+                )
+                for part in (records, *(part for _, part, _ in cfi)):
+                    _append(f, part)
+    finally:
+        for part in (records, *cfi_parts):
+            with contextlib.suppress(OSError):
+                part.unlink()
+    return Converted(
+        tuple(source for _, _, source in cfi), functions, publics, sum(size for size, _, _ in cfi)
+    )
+
+
+def _write_records(
+    objects: Sequence[tuple[ObjectInfo, Any]], path: Path, cancel: CancelToken
+) -> tuple[ObjectInfo, int, int]:
+    """Write the FILE … PUBLIC records of the objects to `path`: (the base object, FUNCs, PUBLICs).
+
+    The records are freed when this returns (by reference counting: they hold no cycles),
+    before the collector's thresholds are put back, so that no collection walks them.
     """
     texts = [_object_text(info, obj, cancel) for info, obj in objects]
-    if not texts:
-        raise ObjectUnreadable(str(out), "no object to convert")
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i].symbols))
     base = texts[order[0]]
     for i in order[1:]:
         merge_into(base, texts[i])
-    # the unwinding binary's CFI first: where two objects describe the same code, it is used
-    base.cfi.sort(key=len, reverse=True)
     drop_publics_inside_functions(base)
-    info = objects[order[0]][0]
-    cfi_info = [f"CFI_SOURCE {source}" for source in base.cfi_sources]
-    with open(out, "wb") as f:
-        write_text(
-            f,
-            base,
-            info=info,
-            debug_file=debug_file,
-            debug_id=debug_id,
-            code_id=code_id,
-            code_file=code_file,
-            extra_info=[*extra_info, *cfi_info],
-        )
+    with open(path, "wb") as f:
+        write_records(f, base)
     functions = sum(1 for s in base.symbols.values() if not s.public)
-    return Converted(
-        tuple(base.cfi_sources),
-        functions,
-        len(base.symbols) - functions,
-        sum(len(c) for c in base.cfi),
-    )
+    return objects[order[0]][0], functions, len(base.symbols) - functions
+
+
+class _CollectorPause:
+    """Python's cycle collector held off while a module's records are built.
+
+    The records are hundreds of thousands of small objects (libtorch_cpu: 342K symbols) and
+    none forms a cycle, but their allocation alone keeps triggering collections that walk all
+    of them again: half the time of building them. The collection thresholds are raised
+    rather than the collector turned off: in the window the GUI thread owns turning it on and
+    off (`gui.gc_policy`), and a worker thread must never turn it back on. The first of
+    concurrent conversions raises them, the last one puts them back.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._saved: tuple[int, ...] = ()
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        with self._lock:
+            if self._holders == 0:
+                self._saved = gc.get_threshold()
+                gc.set_threshold(1 << 30, *self._saved[1:])
+            self._holders += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._holders -= 1
+                if self._holders == 0:
+                    gc.set_threshold(*self._saved)
+
+
+_collector_pause = _CollectorPause()
 
 
 def _first_line(exc: BaseException) -> str:

@@ -100,11 +100,6 @@ def stored_function_name(raw: str, language: int) -> str:
     return _without_controls(fix_symbol_name(raw))
 
 
-def stored_public_name(raw: str) -> str:
-    """A PUBLIC name as kept in a converted file: final, or mangled (suffixes cut) for `display_name`."""
-    return fix_symbol_name(raw) if is_mangled_cpp(raw) else raw
-
-
 _displayed: dict[str, str] = {}
 _DISPLAYED_MAX = 65536
 
@@ -115,7 +110,8 @@ def display_name(stored: str) -> str:
         return stored
     found = _displayed.get(stored)
     if found is None:
-        found = _without_controls(demangle(stored) or stored)
+        fixed = fix_symbol_name(stored)  # a PUBLIC's suffixes (a FUNC's are cut already)
+        found = _without_controls(demangle(fixed) or fixed)
         if len(_displayed) >= _DISPLAYED_MAX:
             _displayed.clear()  # a bound, not an LRU: a walk needs far fewer
         _displayed[stored] = found

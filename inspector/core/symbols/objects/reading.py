@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from inspector.core.record import field, record
+from inspector.core.record import field, record, replace
 from inspector.core.symbols.objects.errors import ObjectSupportMissing, ObjectUnreadable
 
 #: files smaller than this cannot be an object with anything useful in it
@@ -75,7 +75,8 @@ class ObjectInfo:
     features: frozenset[str]  # "symtab", "debug", "unwind", "sources"
     size: int
     mtime_ns: int
-    sections: tuple[tuple[str, int, int, bool], ...] = field(default=())  # ELF: (name, addr, size, exec)
+    #: ELF: (name, address, size, executable) of each section; read for conversions only (`with_sections`)
+    sections: tuple[tuple[str, int, int, bool], ...] = field(default=())
 
     @property
     def has_debug_info(self) -> bool:
@@ -144,7 +145,6 @@ def read_objects(path: Path) -> list[tuple[ObjectInfo, Any]]:
         found: list[tuple[ObjectInfo, Any]] = []
         for index, obj in enumerate(archive.iter_objects()):
             file_format = str(obj.file_format)
-            sections = _elf_sections(path) if file_format == "elf" else ()
             info = ObjectInfo(
                 str(path),
                 index,
@@ -156,7 +156,6 @@ def read_objects(path: Path) -> list[tuple[ObjectInfo, Any]]:
                 frozenset(obj.features),
                 st.st_size,
                 st.st_mtime_ns,
-                sections,
             )
             found.append((info, obj))
     except ObjectUnreadable:
@@ -166,6 +165,13 @@ def read_objects(path: Path) -> list[tuple[ObjectInfo, Any]]:
     if not found:
         raise ObjectUnreadable(str(path), f"{hint.upper()} file with no object symbolic can read")
     return found
+
+
+def with_sections(info: ObjectInfo) -> ObjectInfo:
+    """The object with its ELF section headers read (only a conversion needs them, not a scan)."""
+    if info.file_format != "elf" or info.sections:
+        return info
+    return replace(info, sections=_elf_sections(Path(info.path)))
 
 
 def _describe(exc: Exception, hint: str) -> str:
@@ -207,3 +213,113 @@ def _elf_sections(path: Path) -> tuple[tuple[str, int, int, bool], ...]:
             return tuple(out)
     except Exception:  # pyelftools raises many kinds on damaged tables; the sections are optional
         return ()
+
+
+#: headers larger than this are not believed (a hostile or damaged file)
+MAX_HEADER_BYTES = 1 << 20
+
+
+def read_header_bytes(fh: BinaryIO, offset: int, size: int) -> bytes:
+    """`size` bytes of a file's headers at `offset`; ValueError when out of range or cut short."""
+    if size > MAX_HEADER_BYTES or offset < 0:
+        raise ValueError("header out of range")
+    fh.seek(offset)
+    data = fh.read(size)
+    if len(data) != size:
+        raise ValueError("file ends inside a header")
+    return data
+
+
+@record
+class PeHeaders:
+    """What the PE headers say: identity, section table and debug directory."""
+
+    timestamp: int
+    size_of_image: int
+    size_of_headers: int
+    #: (virtual size, virtual address, raw size, raw offset) of each section
+    sections: tuple[tuple[int, int, int, int], ...]
+    debug_directory: tuple[int, int]  # (RVA, size); (0, 0) without one
+
+    @property
+    def code_id(self) -> str:
+        """TimeDateStamp (8 hex digits) + SizeOfImage (hex), upper-case."""
+        return f"{self.timestamp:08X}{self.size_of_image:X}"
+
+    def file_offset(self, rva: int) -> int | None:
+        for vsize, vaddr, raw_size, raw_offset in self.sections:
+            if vaddr <= rva < vaddr + max(vsize, raw_size):
+                return raw_offset + rva - vaddr
+        return None
+
+
+def read_pe_headers(fh: BinaryIO) -> PeHeaders | None:
+    """The PE headers of an open file (None when it is no PE); ValueError / struct.error when damaged."""
+    import struct
+
+    head = read_header_bytes(fh, 0, 64)
+    if head[:2] != b"MZ":
+        return None
+    pe_offset = struct.unpack_from("<I", head, 0x3C)[0]
+    coff = read_header_bytes(fh, pe_offset, 24)
+    if coff[:4] != b"PE\0\0":
+        return None
+    count, timestamp = struct.unpack_from("<HI", coff, 6)
+    optional_size = struct.unpack_from("<H", coff, 20)[0]
+    optional = read_header_bytes(fh, pe_offset + 24, optional_size)
+    size_of_image, size_of_headers = struct.unpack_from("<II", optional, 56)
+    directories = {0x10B: 96, 0x20B: 112}.get(struct.unpack_from("<H", optional, 0)[0])  # PE32, PE32+
+    debug = (0, 0)
+    if directories is not None and len(optional) >= directories + 7 * 8:
+        debug = struct.unpack_from("<II", optional, directories + 6 * 8)
+    table = read_header_bytes(fh, pe_offset + 24 + optional_size, 40 * count)
+    sections = tuple(struct.unpack_from("<IIII", table, 40 * i + 8) for i in range(count))
+    return PeHeaders(timestamp, size_of_image, size_of_headers, sections, debug)
+
+
+@record
+class PeCodeView:
+    """What a PE file's CodeView debug record names: its PDB (file name, debug id) and its own code id."""
+
+    pdb_name: str
+    debug_id: str  # Breakpad spelling: GUID upper-case hex + age in hex
+    code_id: str  # TimeDateStamp (8 hex digits) + SizeOfImage (hex), upper-case
+
+
+def pe_codeview(path: str) -> PeCodeView | None:
+    """The PE's `RSDS` CodeView record (None for anything else, or a damaged header).
+
+    symbolic reads the PE's debug id but not the PDB name the record gives, and the name is
+    what a Microsoft symbol server is asked for (`<name>.pdb/<GUID><age>/<name>.pdb`). The
+    record is found through the debug data directory (`IMAGE_DEBUG_DIRECTORY` entries of
+    type 2); only the headers and the record are read.
+    """
+    import struct
+    import uuid
+
+    try:
+        with open(path, "rb") as fh:
+            headers = read_pe_headers(fh)
+            if headers is None:
+                return None
+            debug_rva, debug_size = headers.debug_directory
+            at = headers.file_offset(debug_rva)
+            if at is None or not debug_size:
+                return None
+            entries = read_header_bytes(fh, at, min(debug_size, 28 * 64))
+            for i in range(len(entries) // 28):
+                kind, size, _rva, raw = struct.unpack_from("<IIII", entries, 28 * i + 12)
+                if kind != 2 or size < 25:  # IMAGE_DEBUG_TYPE_CODEVIEW; RSDS + GUID + age + name
+                    continue
+                cv = read_header_bytes(fh, raw, min(size, 24 + 1024))
+                if cv[:4] != b"RSDS":
+                    continue
+                guid = uuid.UUID(bytes_le=cv[4:20])
+                age = struct.unpack_from("<I", cv, 20)[0]
+                name = cv[24:].split(b"\0", 1)[0].decode("utf-8", "replace")
+                return PeCodeView(
+                    name.replace("\\", "/").rsplit("/", 1)[-1], f"{guid.hex.upper()}{age:X}", headers.code_id
+                )
+    except (OSError, ValueError, struct.error):
+        return None
+    return None

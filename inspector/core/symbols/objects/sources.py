@@ -31,7 +31,7 @@ from typing import Any
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
 from inspector.core.record import record
-from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, leaf, match
+from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, has_debug_id, leaf, match
 from inspector.core.symbols.objects.errors import ObjectUnreadable
 from inspector.core.types import ModuleIdentity
 
@@ -128,6 +128,28 @@ _IDENTITIES: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
 _IDENTITIES_LOCK = threading.Lock()
 
 
+def named_by_pe(module: ModuleIdentity, objects: Sequence[FoundObject]) -> ModuleIdentity:
+    """The module as its PE's CodeView record names it, when the dump names no debug id.
+
+    Wine's dbghelp (and some other writers) record modules without a CodeView record: only the
+    PE's code id (TimeDateStamp + SizeOfImage) identifies them, and no PDB can be matched to
+    that. The PE itself, found by its code id and name, carries the record: the PDB's name and
+    debug id. This is the exe → PDB step of Microsoft's symbol servers: ask for
+    `<name>.exe/<TIMESTAMP><SIZE>/<name>.exe`, read its CodeView record, then ask for
+    `<name>.pdb/<GUID><age>/<name>.pdb`; the PDB then belongs to the module by that debug id.
+    The module is returned unchanged when it has a debug id or no PE of it names a PDB.
+    """
+    if has_debug_id(module) or not module.code_id:
+        return module
+    from inspector.core.symbols.objects.reading import pe_codeview
+
+    for found in objects:
+        codeview = pe_codeview(found.path)
+        if codeview is not None and codeview.code_id == module.code_id.upper():
+            return ObjectIdentity(codeview.pdb_name, codeview.debug_id, module.code_file, module.code_id)
+    return module
+
+
 class ObjectSources:
     """Objects in the symbol paths and on this machine, and the cache of their conversions."""
 
@@ -170,11 +192,21 @@ class ObjectSources:
                 by = matched(module, entry.path, entry.debug_id, entry.code_id)
                 if by is not None:
                     found.append(FoundObject(entry.path, "symbol path", matched_by=by))
+            named = named_by_pe(module, found) if found else module
+            if named is not module:  # the PDB the module's PE names (see `named_by_pe`)
+                for entry in self._scan(cancel):
+                    if entry.path not in {f.path for f in found} and matched(
+                        named, entry.path, entry.debug_id, entry.code_id
+                    ):
+                        found.append(FoundObject(entry.path, "symbol path", matched_by=MatchedBy.CODE_ID))
         elif self.local_modules:
+            seen: set[str] = set()
             for candidate in self._local_candidates(module):
                 looked.append(candidate)
-                if any(f.path == candidate for f in found):
-                    continue
+                real = os.path.realpath(candidate)
+                if real in seen:
+                    continue  # /lib is /usr/lib on merged-/usr systems: one file, read once
+                seen.add(real)
                 identity = self.identity(Path(candidate), quiet=True)
                 by = next((b for d, c in identity if (b := matched(module, candidate, d, c))), None)
                 if by is not None:
@@ -313,6 +345,7 @@ class ObjectSources:
         from inspector.core.symbols.objects.convert import convert_objects
         from inspector.core.symbols.objects.reading import read_objects
 
+        module = named_by_pe(module, objects)
         target = self.converted_path(module, objects)
         if target.is_file():
             return target, (), False

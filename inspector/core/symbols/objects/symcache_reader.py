@@ -86,6 +86,34 @@ class SymCacheTables:
             return None
         return data[i : i + length].decode("utf-8", "replace")
 
+    def strings_at(self, offsets: np.ndarray[Any, Any]) -> list[str]:
+        """The strings at many offsets at once ('' for none): a stripped library's 342K symbol
+        names in one numpy pass and one slicing loop, where `string` per name costs seconds."""
+        import numpy as np
+
+        data = self.strings
+        size = len(data)
+        raw = np.frombuffer(data, dtype=np.uint8) if size else np.zeros(1, dtype=np.uint8)
+        at = np.asarray(offsets, dtype=np.int64)
+        valid = (at >= 0) & (at + 1 < size)
+        safe = np.where(valid, at, 0)
+        b0 = raw[safe].astype(np.int64)
+        b1 = raw[np.minimum(safe + 1, max(size - 1, 0))].astype(np.int64)
+        one = b0 < 0x80
+        two = ~one & (b1 < 0x80)
+        length = np.where(one, b0, (b0 & 0x7F) | (b1 << 7))
+        start = safe + np.where(one, 1, 2)
+        end = start + length
+        ok = valid & (one | two) & (end <= size)
+        out: list[str] = []
+        append = out.append
+        for s, e, good, offset in zip(start.tolist(), end.tolist(), ok.tolist(), at.tolist(), strict=True):
+            if good:
+                append(data[s:e].decode("utf-8", "replace"))
+            else:  # a name of 16 KiB or more (3-byte length), or none: the slow way
+                append(self.string(offset) or "")
+        return out
+
 
 def read_symcache(buffer: bytes, *, origin: str) -> SymCacheTables:
     """The tables of a version-9 SymCache; `ObjectUnreadable` (naming `origin`) when it is not one."""
