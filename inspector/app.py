@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector import __version__
-from inspector.resources import APP_ID, app_icon, sample_dump, sample_symbols
+from inspector.resources import APP_ID, app_icon, sample_binaries, sample_dump, sample_symbols
 
 #: the --color-scheme choices (inspector.gui.theme.wants_dark takes these)
 COLOR_SCHEMES = ("system", "light", "dark")
@@ -220,7 +220,7 @@ class AppWindows:
 
         session_symbols = list(symbols)
         if dump is None:
-            session_symbols.append(sample_symbols())
+            session_symbols += [sample_symbols(), sample_binaries()]
         session = Session()
         window = MainWindow(
             session,

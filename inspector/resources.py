@@ -59,3 +59,9 @@ def sample_dump() -> Path:
 def sample_symbols() -> Path:
     """The symbol store (`<debug_file>/<debug_id>/<name>.sym`) of the sample crash."""
     return resources_dir() / "examples" / "symbols"
+
+
+def sample_binaries() -> Path:
+    """The sample program's own executable (the very build that crashed): the dump holds no code
+    bytes, so this is where the crashing instruction is read from on first use."""
+    return resources_dir() / "examples" / "binaries"
