@@ -20,7 +20,7 @@ from inspector.gui.models.listing_model import ListingModel
 from inspector.gui.models.register_model import RegisterTableModel
 from inspector.gui.session import FrameRef
 from inspector.gui.settings import Settings
-from inspector.resources import sample_dump
+from inspector.resources import sample_binaries, sample_dump, sample_symbols
 from tests.gui.conftest import MessageBoxes, make_window
 from tests.gui.support import wait_analysis_over
 
@@ -221,3 +221,22 @@ def test_source_folders_set_in_preferences_reach_the_source_pane_and_are_saved(
     again = sample_window.preferences_dialog()
     qtbot.addWidget(again)
     assert again.source_roots.roots() == (("tools", str(REPO / "tools")),)
+
+
+def test_disassembly_numbers_frames_as_the_report_does(
+    qtbot: QtBot, settings: Settings, message_boxes: MessageBoxes
+) -> None:
+    """The sample's crashing frame is render_tile with two inline frames before it: the report (and
+    Frames, Unwind, Registers) call it frame 2, and so does the Disassembly pane; store_pixel is 0."""
+    window = make_window(qtbot, settings, session_symbol_paths=(sample_symbols(), sample_binaries()))
+    wait_analysis_over(qtbot, window.session, lambda: window.open_dump(sample_dump()))
+    session = window.session
+    pane = window.why.disassembly
+    session.select_frame(FrameRef(session.selected_thread, 0))
+    qtbot.waitUntil(lambda: pane.model.listing is not None, timeout=10_000)
+    assert pane.title.text().startswith("Frame 2: the crashing instruction"), pane.title.text()
+    session.select_frame(FrameRef(session.selected_thread, 0, inline=1))
+    qtbot.waitUntil(lambda: pane.title.text().startswith("Frame 0: "), timeout=10_000)
+    session.select_frame(FrameRef(session.selected_thread, 1))
+    qtbot.waitUntil(lambda: pane.title.text().startswith("Frame 3: the call before"), timeout=10_000)
+    window.session.shutdown()

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QSizePolicy, QWidget
 from inspector.core.analysis.listing import Listing, full_register
 from inspector.core.analysis.model import CodeOrigin
 from inspector.core.explain import register_provenance
+from inspector.core.explain.triage import report_number
 from inspector.core.types import Cpu, format_address
 from inspector.gui.background import BackgroundCalls
 from inspector.gui.listing_job import ListingMaker, ListingRequest
@@ -46,7 +47,8 @@ class DisassemblyPane(FrameFollower):
         self.model = ListingModel(theme, self)
         self.background = BackgroundCalls(self)
         self._maker: ListingMaker | None = None
-        self._shown: tuple[int, int] | None = None
+        #: thread, frame and inline depth shown (the depth gives the frame's number in the title)
+        self._shown: tuple[int, int, int] | None = None
         #: what the listing is of, for the title (set when it is asked for)
         self._about = ""
 
@@ -113,9 +115,9 @@ class DisassemblyPane(FrameFollower):
             self._shown = None
             self._show_message("No frame selected")
             return
-        if self._shown == (ref.thread, ref.frame):
+        if self._shown == (ref.thread, ref.frame, ref.inline):
             return
-        self._shown = (ref.thread, ref.frame)
+        self._shown = (ref.thread, ref.frame, ref.inline)
         state = doc.state
         frame = frames[ref.frame]
         thread = doc.thread(ref.thread)
@@ -138,7 +140,7 @@ class DisassemblyPane(FrameFollower):
         what = "the crashing instruction" if ref.frame == 0 and state.crashed else "the frame's instruction"
         if ref.frame > 0:
             what = "the call before the return address"
-        self._about = f"Frame {ref.frame}: {what}"
+        self._about = f"Frame {report_number(frames, ref.frame, ref.inline)}: {what}"
         if self._maker is None:
             self._maker = ListingMaker(self.session.symbol_paths, self.session.cache_dir)
         maker = self._maker

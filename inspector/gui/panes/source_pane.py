@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QTextEdit, QWidget
 
+from inspector.core.explain.triage import report_number
 from inspector.core.minidump import basename
 from inspector.gui.background import BackgroundCalls
 from inspector.gui.panes.frame_follower import FrameFollower
@@ -123,7 +124,7 @@ class SourcePane(FrameFollower):
         if file is None or not line:
             self._request = None
             why = "no symbols" if frame.function_name is None else "no source line in its symbols"
-            self._show_message(f"Frame {ref.frame}: {why}")
+            self._show_message(f"Frame {report_number(frames, ref.frame, depth)}: {why}")
             return
         marks = [(line, f"{function} (selected)")]
         marks += [(ln, f) for i, (fl, ln, f) in enumerate(locations) if i != depth and fl == file and ln]
