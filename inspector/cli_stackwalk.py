@@ -514,6 +514,6 @@ def _debuginfod_urls(args: argparse.Namespace) -> list[str]:
 
 def main() -> int:
     """The `inspector-stackwalk` console script: exactly `python -m inspector stackwalk ARGS`."""
-    from inspector.cli import main as cli_main
+    from inspector.cli import run_program
 
-    return cli_main(["stackwalk", *sys.argv[1:]])
+    return run_program(["stackwalk", *sys.argv[1:]])
