@@ -29,7 +29,7 @@ SYMBOLS = REPO / "resources" / "examples" / "symbols"
 #: Our own modules (`inspector.*`) a warm `stackwalk --json` of the sample loads.
 OUR_MODULES = 73
 #: Other top-level modules and packages it loads beyond a bare interpreter (stdlib and installed).
-OTHER_TOP_LEVEL = 25
+OTHER_TOP_LEVEL = 23
 
 _CHILD = """
 import contextlib, gc, io, json, runpy, sys
@@ -89,8 +89,9 @@ def test_stackwalk_json_on_a_warm_cache_loads_neither_numpy_nor_qt_nor_logging_n
     ours, others = _loaded(tmp_path / "cache")
     assert not {"numpy", "PySide6", "shiboken6", "pyqtgraph"} & set(others)
     # a run that logs nothing never imports logging; the cache folder is found without platformdirs;
-    # argparse is told the terminal width (it imports shutil, with bz2 and lzma, to ask)
-    assert not {"logging", "platformdirs", "shutil", "tempfile"} & set(others)
+    # argparse is told the terminal width (it imports shutil, with bz2 and lzma, to ask); `typing` is
+    # for type checkers only (`TYPE_CHECKING = False`, inspector.core.lazy)
+    assert not {"logging", "platformdirs", "shutil", "tempfile", "typing"} & set(others)
     # built lazily for --trace and the GUI, never for the JSON
     assert not [m for m in ours if m.startswith(("inspector.core.explain", "inspector.gui"))]
 

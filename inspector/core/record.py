@@ -23,11 +23,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any, TypeVar, dataclass_transform, overload
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar, dataclass_transform, overload
+
+    T = TypeVar("T")
+else:
+
+    def dataclass_transform(**_: object) -> Callable[[T], T]:
+        """What `record` is to type checkers (a frozen dataclass); nothing at run time, which
+        does without `typing`."""
+        return lambda function: function
+
 
 __all__ = ["field", "record", "replace"]
-
-T = TypeVar("T")
 
 
 class _Missing:
@@ -310,12 +320,13 @@ def _build(cls: type[T], eq: bool, frozen: bool) -> type[T]:
     return built
 
 
-@overload
-def record(cls: type[T], /) -> type[T]: ...
+if TYPE_CHECKING:
 
+    @overload
+    def record(cls: type[T], /) -> type[T]: ...
 
-@overload
-def record(*, eq: bool = True, frozen: bool = True) -> Callable[[type[T]], type[T]]: ...
+    @overload
+    def record(*, eq: bool = True, frozen: bool = True) -> Callable[[type[T]], type[T]]: ...
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
