@@ -33,7 +33,6 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
 
 from inspector import __version__
 from inspector.cli_common import HelpFormatter, UsageError, failure_message, parse_arguments, write_stdout
@@ -41,7 +40,10 @@ from inspector.commands import EXIT_OK, EXIT_UNUSABLE
 from inspector.core import logs
 from inspector.core.record import replace
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from inspector.core.minidump import Minidump
     from inspector.core.process import ProcessState
     from inspector.core.symbols import SymbolServerOptions
@@ -514,6 +516,6 @@ def _debuginfod_urls(args: argparse.Namespace) -> list[str]:
 
 def main() -> int:
     """The `inspector-stackwalk` console script: exactly `python -m inspector stackwalk ARGS`."""
-    from inspector.cli import main as cli_main
+    from inspector.cli import run_program
 
-    return cli_main(["stackwalk", *sys.argv[1:]])
+    return run_program(["stackwalk", *sys.argv[1:]])

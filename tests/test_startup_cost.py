@@ -12,11 +12,15 @@ say why in its message; when one removes some, lower it so that the gain is kept
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+from inspector import cli
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "resources" / "examples" / "sample.dmp"
@@ -25,10 +29,10 @@ SYMBOLS = REPO / "resources" / "examples" / "symbols"
 #: Our own modules (`inspector.*`) a warm `stackwalk --json` of the sample loads.
 OUR_MODULES = 73
 #: Other top-level modules and packages it loads beyond a bare interpreter (stdlib and installed).
-OTHER_TOP_LEVEL = 24
+OTHER_TOP_LEVEL = 23
 
 _CHILD = """
-import contextlib, io, json, runpy, sys
+import contextlib, gc, io, json, runpy, sys
 before = set(sys.modules)
 sys.argv = ["inspector", "stackwalk", "--json", sys.argv[1], sys.argv[2]]
 out = io.StringIO()
@@ -38,11 +42,11 @@ with contextlib.redirect_stdout(out):
     except SystemExit as stop:
         code = stop.code
 new = sorted(set(sys.modules) - before)
-json.dump({"code": code, "json": out.getvalue(), "new": new}, sys.stderr)
+json.dump({"code": code, "json": out.getvalue(), "new": new, "gc": gc.isenabled()}, sys.stderr)
 """
 
 
-def _loaded(cache_home: Path) -> tuple[list[str], list[str]]:
+def _run(cache_home: Path) -> dict[str, Any]:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
     # the first run fills the symbol index cache (and may import numpy to build it)
     for _ in range(2):
@@ -54,9 +58,14 @@ def _loaded(cache_home: Path) -> tuple[list[str], list[str]]:
             check=True,
             cwd=REPO,
         )
-    report = json.loads(run.stderr)
+    report: dict[str, Any] = json.loads(run.stderr)
     assert report["code"] in (0, None)
     assert json.loads(report["json"])["crash_info"]["type"] == "SIGSEGV / SEGV_MAPERR"
+    return report
+
+
+def _loaded(cache_home: Path) -> tuple[list[str], list[str]]:
+    report = _run(cache_home)
     ours = [m for m in report["new"] if m == "inspector" or m.startswith("inspector.")]
     others = sorted({m.split(".")[0] for m in report["new"] if m not in ours} - {"inspector"})
     return ours, others
@@ -80,7 +89,20 @@ def test_stackwalk_json_on_a_warm_cache_loads_neither_numpy_nor_qt_nor_logging_n
     ours, others = _loaded(tmp_path / "cache")
     assert not {"numpy", "PySide6", "shiboken6", "pyqtgraph"} & set(others)
     # a run that logs nothing never imports logging; the cache folder is found without platformdirs;
-    # argparse is told the terminal width (it imports shutil, with bz2 and lzma, to ask)
-    assert not {"logging", "platformdirs", "shutil", "tempfile"} & set(others)
+    # argparse is told the terminal width (it imports shutil, with bz2 and lzma, to ask); `typing` is
+    # for type checkers only (`TYPE_CHECKING = False`, inspector.core.lazy)
+    assert not {"logging", "platformdirs", "shutil", "tempfile", "typing"} & set(others)
     # built lazily for --trace and the GUI, never for the JSON
     assert not [m for m in ours if m.startswith(("inspector.core.explain", "inspector.gui"))]
+
+
+def test_the_stackwalk_program_runs_without_the_cycle_collector_but_a_caller_keeps_it(tmp_path: Path) -> None:
+    # the process of its own: nearly all it builds lives until it exits (inspector.cli)
+    assert _run(tmp_path / "cache")["gc"] is False
+    # called in-process (a test, a host application), the caller's collector is left alone
+    out = tmp_path / "out.json"
+    code = cli.main(
+        ["stackwalk", "--json", "--output-file", str(out), "--no-symbols-cache", str(SAMPLE), str(SYMBOLS)]
+    )
+    assert code == 0 and json.loads(out.read_text())["crash_info"]["type"] == "SIGSEGV / SEGV_MAPERR"
+    assert gc.isenabled()

@@ -15,12 +15,12 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump import Minidump
 from inspector.core.minidump.errors import UnreadableFile
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.microdump.dump import Microdump
 

@@ -11,6 +11,19 @@ imported all its modules to offer their names made every user of one module pay 
 
 `from inspector.core.minidump import Minidump` then imports `inspector.core.minidump.dump` at that
 moment; `tests/test_lazy_packages.py` checks that the three lists agree.
+
+The same goes for `typing` (a tenth of what a `stackwalk --json` process imported): the modules
+on that path name its types in annotations only, which `from __future__ import annotations`
+leaves unevaluated, and guard those imports with a module constant of their own,
+
+    TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+    if TYPE_CHECKING:
+        from typing import Any
+
+which type checkers read as `typing.TYPE_CHECKING` (mypy treats any `TYPE_CHECKING` so).
+A `Protocol` needs `typing` at run time, so those live in modules of their own
+(`inspector.core.module_identity`) or become `Callable` aliases; `tests/test_startup_cost.py`
+checks that the path stays without `typing`.
 """
 
 from __future__ import annotations

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     import logging
+    from typing import Any
 
 # logging's level numbers (part of its documented interface)
 DEBUG = 10

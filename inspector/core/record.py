@@ -23,11 +23,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any, TypeVar, dataclass_transform, overload
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar, dataclass_transform, overload
+
+    T = TypeVar("T")
+else:
+
+    def dataclass_transform(**_: object) -> Callable[[T], T]:
+        """What `record` is to type checkers (a frozen dataclass); nothing at run time, which
+        does without `typing`."""
+        return lambda function: function
+
 
 __all__ = ["field", "record", "replace"]
-
-T = TypeVar("T")
 
 
 class _Missing:
@@ -175,23 +185,24 @@ def _record_owner(cls: type) -> type:
 def _generic_init(owner: type, self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """What the compiled `__init__` does, read off the field list: the same binding and errors."""
     fields: tuple[_Field, ...] = owner.__record_fields__  # type: ignore[attr-defined]
-    name = f"{owner.__qualname__}.__init__()"
     given = len(args)
     position = 0
+    taken = 0  # keyword arguments used; any other is unexpected
     for f in fields:
         if f.init:
             if position < given:
                 if f.name in kwargs:
-                    raise TypeError(f"{name} got multiple values for argument {f.name!r}")
+                    raise TypeError(f"{_call(owner)} got multiple values for argument {f.name!r}")
                 value = args[position]
             elif f.name in kwargs:
                 value = kwargs[f.name]
+                taken += 1
             elif f.factory is not MISSING:
                 value = f.factory()
             elif f.default is not MISSING:
                 value = f.default
             else:
-                raise TypeError(f"{name} missing required argument: {f.name!r}")
+                raise TypeError(f"{_call(owner)} missing required argument: {f.name!r}")
             position += 1
         elif f.factory is not MISSING:
             value = f.factory()
@@ -201,13 +212,19 @@ def _generic_init(owner: type, self: Any, args: tuple[Any, ...], kwargs: dict[st
             continue
         object.__setattr__(self, f.name, value)
     if given > position:
-        raise TypeError(f"{name} takes {position + 1} positional arguments but {given + 1} were given")
-    if kwargs:
+        raise TypeError(
+            f"{_call(owner)} takes {position + 1} positional arguments but {given + 1} were given"
+        )
+    if taken < len(kwargs):
         unexpected = kwargs.keys() - {f.name for f in fields if f.init}
-        if unexpected:
-            raise TypeError(f"{name} got an unexpected keyword argument {min(unexpected)!r}")
+        raise TypeError(f"{_call(owner)} got an unexpected keyword argument {min(unexpected)!r}")
     if hasattr(owner, "__post_init__"):
         self.__post_init__()
+
+
+def _call(owner: type) -> str:
+    """How an error of `_generic_init` names the call (built only when one is raised)."""
+    return f"{owner.__qualname__}.__init__()"
 
 
 def _frozen_setattr(self: object, name: str, value: object) -> None:
@@ -310,12 +327,13 @@ def _build(cls: type[T], eq: bool, frozen: bool) -> type[T]:
     return built
 
 
-@overload
-def record(cls: type[T], /) -> type[T]: ...
+if TYPE_CHECKING:
 
+    @overload
+    def record(cls: type[T], /) -> type[T]: ...
 
-@overload
-def record(*, eq: bool = True, frozen: bool = True) -> Callable[[type[T]], type[T]]: ...
+    @overload
+    def record(*, eq: bool = True, frozen: bool = True) -> Callable[[type[T]], type[T]]: ...
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-from typing import Protocol, runtime_checkable
 
 from inspector.core.record import record
 
@@ -64,32 +63,3 @@ class AddressRange:
 def format_address(value: int, pointer_width: int) -> str:
     """`0x` + lower-case hex zero-padded to the pointer width, as both reference tools print."""
     return f"0x{value:0{pointer_width * 2}x}"
-
-
-@runtime_checkable
-class ModuleIdentity(Protocol):
-    """What the symbol side needs to know about a loaded module.
-
-    The minidump reader's module record satisfies it; the symbol package
-    depends only on this protocol, never on the minidump package.
-    """
-
-    @property
-    def code_file(self) -> str:
-        """Path of the loaded file as the dump recorded it (may be a Windows path)."""
-        ...
-
-    @property
-    def code_id(self) -> str:
-        """Code identifier as rust-minidump prints it ('' when unknown)."""
-        ...
-
-    @property
-    def debug_file(self) -> str:
-        """Debug file name (PDB name, or the ELF/Mach-O file name) ('' when unknown)."""
-        ...
-
-    @property
-    def debug_id(self) -> str:
-        """Breakpad debug identifier, upper-case hex + age ('' when unknown)."""
-        ...

@@ -13,6 +13,7 @@ PACKAGE = REPO / "inspector" / "core" / "symbols"
 # the version is read by the symbol-server client for its User-Agent
 ALLOWED_CORE = {
     "inspector.core.types",
+    "inspector.core.module_identity",  # the protocol a module satisfies (split from types: typing)
     "inspector.core.errors",
     "inspector.core.cancel",
     "inspector.core.record",

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from inspector.core.module_identity import ModuleIdentity
 from inspector.core.symbols import DamageKind, IndexCache, SymbolFile, SymbolStatus, SymbolSupplier
 from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.supplier import code_id_path, debug_id_path, leafname, replace_or_add_extension
-from inspector.core.types import ModuleIdentity
 from tests.synth.sym import SymBuilder
 
 DEBUG_ID = "5A9832E5287241C1838ED98914E9B7FF1"

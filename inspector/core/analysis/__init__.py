@@ -9,8 +9,6 @@ analysed, so that the headless `stackwalk` starts as fast as before.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from inspector.core.lazy import lazy_names
 
 # Each name is imported from its module on first use: importing one module of this package no
@@ -48,6 +46,7 @@ __getattr__ = lazy_names(
     },
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:  # the same names, for type checkers
     from inspector.core.analysis.code_bytes import CodeBytesProvider, ModuleFileCode
     from inspector.core.analysis.engine import analyze_crash

@@ -16,14 +16,16 @@ from __future__ import annotations
 import os
 import struct
 from collections.abc import Callable
-from typing import BinaryIO, Protocol
 
 from inspector.core.minidump.modules import Module
 from inspector.core.record import field, record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
-class CodeBytesProvider(Protocol):
-    def __call__(self, module: Module, rva: int, size: int) -> bytes | None: ...
+#: `provider(module, rva, size) -> bytes | None` (see the module's docstring)
+CodeBytesProvider = Callable[[Module, int, int], bytes | None]
 
 
 @record

@@ -22,7 +22,6 @@ never raised.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from inspector.core.analysis import x86
 from inspector.core.analysis.bitflip import BitRange, MemoryOperation, try_bit_flips
@@ -46,6 +45,7 @@ from inspector.core.minidump import CpuContext, MemoryRegion, MemoryView, Module
 from inspector.core.record import replace
 from inspector.core.types import Cpu, Os
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.analysis import arm
 

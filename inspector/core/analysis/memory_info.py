@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from inspector.core.minidump.memory_lists import MemoryInfoList
 from inspector.core.record import record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.minidump.linux import LinuxMaps
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from inspector.core.analysis.model import (
     MASK64,
@@ -40,6 +39,7 @@ from inspector.core.analysis.model import (
 )
 from inspector.core.record import record, replace
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     import iced_x86
 

@@ -5,8 +5,6 @@ Entry point: `Minidump.open(path)` / `Minidump.from_bytes(data)`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from inspector.core.lazy import lazy_names
 
 # Each name is imported from its module on first use: importing one module of this package no
@@ -114,6 +112,7 @@ __getattr__ = lazy_names(
     },
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:  # the same names, for type checkers
     from inspector.core.minidump.context import (
         REGISTER_SETS,

@@ -16,7 +16,6 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, TypeVar
 
 from inspector.core.errors import MinidumpError
 from inspector.core.logs import get_logger
@@ -80,12 +79,15 @@ from inspector.core.minidump.threads import (
 )
 from inspector.core.strict import strict
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:  # imported when a dump has one of their streams (`_lacks`)
+    from typing import TypeVar
+
     from inspector.core.minidump import crashpad, handles, linux, mozilla
 
-log = get_logger(__name__)
+    T = TypeVar("T")
 
-T = TypeVar("T")
+log = get_logger(__name__)
 
 #: Exceptions a parser may hit on hostile bytes that are not our own errors; turned into problems.
 _PARSE_FAILURES = (struct.error, IndexError, ValueError, OverflowError, KeyError, UnicodeDecodeError)

@@ -10,7 +10,6 @@ the JSON report. `Minidump` has these as properties; they live here, apart from 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
 
 from inspector.core.minidump import context as context_mod
 from inspector.core.minidump.context import CpuContext
@@ -22,6 +21,7 @@ from inspector.core.minidump.modules import ModuleList, UnloadedModuleList
 from inspector.core.minidump.threads import THREAD_CONTEXT_OFFSET, THREAD_SIZE, Thread
 from inspector.core.types import Cpu, Os
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -214,7 +214,7 @@ def version_of(info: VersionInfo, os: Os) -> str | None:
 
 @record
 class Module:
-    """A loaded image. Satisfies `inspector.core.types.ModuleIdentity`.
+    """A loaded image. Satisfies `inspector.core.module_identity.ModuleIdentity`.
 
     `debug_file` is the raw value rust-minidump uses (for ELF the full code
     file path, for PDBs the name written in the record, possibly a Windows

@@ -11,14 +11,16 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
 
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump.context_layouts import context_size
 from inspector.core.minidump.errors import BadData, BadRva, StreamProblem, StreamSizeMismatch, StreamTruncated
 from inspector.core.minidump.format import Location
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from typing import Literal
+
     from inspector.core.minidump.context import CpuContext
 
 #: Reads a context from (location, what) or raises MinidumpError; supplied by the dump.

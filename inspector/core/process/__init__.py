@@ -9,8 +9,6 @@ thread with symbol servers), `start` (the state before any walk, where each walk
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from inspector.core.lazy import lazy_names
 
 # Each name is imported from its module on first use: importing one module of this package no
@@ -50,6 +48,7 @@ __getattr__ = lazy_names(
     },
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:  # the same names, for type checkers
     from inspector.core.process.driver import process, process_events
     from inspector.core.process.events import (

@@ -42,7 +42,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Generator, Iterator
-from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.dumpfile import as_microdump, open_any_dump
@@ -72,6 +71,7 @@ from inspector.core.unwind import (
     walk_stack,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.symbols.server_supplier import ServerSymbolSupplier
 

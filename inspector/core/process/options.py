@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from inspector.core.record import field, record
 from inspector.core.symbols import IndexCache
 from inspector.core.unwind import WalkOptions, WalkPolicy
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.analysis import CodeBytesProvider
     from inspector.core.symbols.server_supplier import SymbolServerOptions

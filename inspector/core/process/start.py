@@ -6,8 +6,6 @@ starts (`thread_starts`: its context, the exception's for the crashing thread, a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from inspector.core.dumpfile import as_microdump
 from inspector.core.minidump import Minidump, StreamType, Thread
 from inspector.core.minidump.errors import BadData
@@ -36,6 +34,7 @@ from inspector.core.unwind import (
     TerminationReason,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.analysis import CrashAnalysis
 

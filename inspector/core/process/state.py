@@ -8,7 +8,6 @@ window holds the unwalked state of `DumpLoaded` and adds the frames as they arri
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
 
 from inspector.core.minidump import (
     CpuContext,
@@ -32,6 +31,7 @@ from inspector.core.symbols import (
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind import CallStack, WalkOptions
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.analysis import CrashAnalysis
     from inspector.core.arguments import FunctionArguments

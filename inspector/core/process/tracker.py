@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from inspector.core.process.events import Progress, SymbolsLoaded
 from inspector.core.process.state import NOT_REQUESTED, ModuleSymbolSummary, ProcessState
 from inspector.core.record import replace
 from inspector.core.symbols import DownloadState, DownloadStatus, Symbolizer, module_key
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.symbols.server_supplier import ServerSymbolSupplier
 

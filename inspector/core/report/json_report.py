@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 from inspector.core.minidump import basename
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
@@ -31,6 +30,7 @@ from inspector.core.symbols.identity import MatchedBy, has_debug_id
 from inspector.core.types import format_address
 from inspector.core.unwind import CallStack, StackFrame
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.microdump.dump import MicrodumpInfo
 

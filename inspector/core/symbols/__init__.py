@@ -35,8 +35,6 @@ Public API (the stackwalker's entry point is `Symbolizer`):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from inspector.core.lazy import lazy_names
 
 # Each name is imported from its module on first use: importing one module of this package no
@@ -126,6 +124,7 @@ __getattr__ = lazy_names(
     },
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:  # the same names, for type checkers
     from inspector.core.symbols.cache import IndexCache, default_cache_directory, default_download_directory
     from inspector.core.symbols.download_cache import DownloadCache, unsafe_component_reason

@@ -23,11 +23,14 @@ import sys
 import threading
 import zlib
 from pathlib import Path
-from typing import Any
 
 from inspector.core.logs import get_logger
 from inspector.core.symbols.errors import IndexCacheError
 from inspector.core.symbols.index_format import IndexImage, SymbolIdentity
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any
 
 log = get_logger(__name__)
 

@@ -26,7 +26,10 @@ from __future__ import annotations
 import enum
 
 from inspector.core.record import record
-from inspector.core.types import ModuleIdentity
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from inspector.core.module_identity import ModuleIdentity
 
 
 class MatchedBy(enum.Enum):

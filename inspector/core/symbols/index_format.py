@@ -47,7 +47,6 @@ import json
 import struct
 import zlib
 from collections.abc import Sequence
-from typing import Any
 
 from inspector.core.record import record
 from inspector.core.symbols.errors import (
@@ -59,6 +58,10 @@ from inspector.core.symbols.errors import (
     WrongVersion,
 )
 from inspector.core.symbols.records import DamagedLine, DamageKind, DamageReport, RecordCounts
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAGIC = b"CISYMIDX"
 FORMAT_VERSION = 1

@@ -39,6 +39,7 @@ from pathlib import Path
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import Cancelled
 from inspector.core.logs import get_logger
+from inspector.core.module_identity import ModuleIdentity
 from inspector.core.record import field, record
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.download_cache import DownloadCache, SymbolLookup, UnsafePath
@@ -62,7 +63,6 @@ from inspector.core.symbols.supplier import (
     leafname,
 )
 from inspector.core.symbols.symbolizer import ModuleKey, module_key
-from inspector.core.types import ModuleIdentity
 
 log = get_logger(__name__)
 

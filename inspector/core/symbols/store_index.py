@@ -31,7 +31,10 @@ from inspector.core.symbols.cache import write_atomically
 from inspector.core.symbols.identity import ObjectIdentity, leaf, match, sym_identity
 from inspector.core.symbols.line_parser import parse_info
 from inspector.core.symbols.symbol_file import MAX_MODULE_LINE, parse_module_line
-from inspector.core.types import ModuleIdentity
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from inspector.core.module_identity import ModuleIdentity
 
 log = get_logger(__name__)
 

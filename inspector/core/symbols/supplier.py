@@ -37,7 +37,6 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.record import record
@@ -55,9 +54,10 @@ from inspector.core.symbols.identity import (
 from inspector.core.symbols.records import DamageReport, DownloadStatus
 from inspector.core.symbols.store_index import StoreIndex, read_header
 from inspector.core.symbols.symbol_file import SymbolFile
-from inspector.core.types import ModuleIdentity
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from inspector.core.module_identity import ModuleIdentity
     from inspector.core.symbols.objects.sources import FoundObject, ObjectSources
 
 #: The last component of a POSIX or Windows path (rust-minidump's `leafname`).

@@ -44,7 +44,6 @@ import threading
 from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import SymbolError
@@ -83,9 +82,13 @@ from inspector.core.symbols.sym_text import (
     covering,
 )
 
-log = get_logger(__name__)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO, TypeVar
 
-_T = TypeVar("_T")
+    _T = TypeVar("_T")
+
+log = get_logger(__name__)
 
 #: Parsed FUNC / CFI blocks kept per file (a stackwalk touches a few dozen).
 BLOCK_CACHE_SIZE = 512

@@ -31,7 +31,10 @@ from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.record import record
 from inspector.core.symbols.records import CfiLookup, FrameSymbol, StackWinRecord
 from inspector.core.symbols.supplier import ModuleSymbols, SymbolSupplier
-from inspector.core.types import ModuleIdentity
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from inspector.core.module_identity import ModuleIdentity
 
 #: rust-minidump's ModuleKey: (code file, code id, debug file, debug id)
 ModuleKey = tuple[str, str, str, str]

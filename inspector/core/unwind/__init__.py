@@ -18,8 +18,6 @@ beside them — and the post-checks, as data. Shared strategies: `cfi.cfi_strate
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from inspector.core.lazy import lazy_names
 
 # Each name is imported from its module on first use: importing one module of this package no
@@ -72,6 +70,7 @@ __getattr__ = lazy_names(
     },
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:  # the same names, for type checkers
     from inspector.core.unwind.environment import CandidateVerdict, StackMemory, WalkEnvironment
     from inspector.core.unwind.frame import (

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from inspector.core.minidump import DebugId, Minidump, Module, StreamType, basename
-from inspector.core.types import Cpu, ModuleIdentity, Os
+from inspector.core.module_identity import ModuleIdentity
+from inspector.core.types import Cpu, Os
 from tests.synth.minidump import SynthMinidump
 
 GUID_AGE = "5A9832E5287241C1838ED98914E9B7FF1"

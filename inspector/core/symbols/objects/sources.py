@@ -30,10 +30,10 @@ from typing import Any
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
+from inspector.core.module_identity import ModuleIdentity
 from inspector.core.record import record
 from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, has_debug_id, leaf, match
 from inspector.core.symbols.objects.errors import ObjectUnreadable
-from inspector.core.types import ModuleIdentity
 
 log = get_logger(__name__)
 
