@@ -150,6 +150,29 @@ def public_sort_key(line: bytes) -> tuple[bytes, int] | None:
     return None if m is None else (m[4], int(m[3], 16))
 
 
+#: The well-formed line records among a block's lines, all in one search (`line_records`).
+_LINE_ROWS = re.compile(rb"^" + _LINE.pattern + rb"$", re.M)
+#: Lines that start with a hex digit: the lines a block's line records are looked for among.
+_HEX_ROW_START = re.compile(rb"^[0-9A-Fa-f]", re.M)
+
+
+def line_records(block: bytes) -> list[tuple[int, int, int, int]] | None:
+    """Every line record of `block` (its lines, `\n`-separated), in order, when every line that
+    starts with a hex digit is one (`parse_line_record`); else None: parse those lines one by one.
+
+    One regular-expression pass and one conversion per field instead of a match per line: a FUNC
+    of the torch libraries has thousands of line records, and the walk parsed them on its thread
+    in one stretch of pure Python (10 ms), keeping the GUI thread waiting for the GIL.
+    """
+    rows = _LINE_ROWS.findall(block)
+    if len(rows) != len(_HEX_ROW_START.findall(block)):
+        return None  # a damaged one among them
+    records = [(int(a, 16), int(s, 16), int(n), int(f)) for a, s, n, f in rows]
+    if any(n > U32_MAX or f > U32_MAX for _, _, n, f in records):
+        return None
+    return records
+
+
 def parse_line_record(line: bytes) -> tuple[int, int, int, int] | str:
     """`<address> <size> <line> <file id>` → (address, size, line, file id)."""
     m = _LINE.fullmatch(line)

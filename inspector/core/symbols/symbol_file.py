@@ -39,10 +39,11 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import re
 import stat
 import threading
 from bisect import bisect_right, insort
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from inspector.core.cancel import NEVER, CancelToken
@@ -380,13 +381,20 @@ class SymbolFile:
         ix = self._index
         start, end = ix.f_off[i], ix.f_block[i]
         raw = self._reader.read(start, end)
-        lines: list[tuple[int, int, int, int]] = []
         inlinees: list[Inlinee] = []
         damaged: list[tuple[int, DamageKind, str]] = []  # (line index in the block, kind, reason)
         rows = raw.split(b"\n")
         if not rows[0].startswith(b"FUNC"):
             raise _StaleIndex(f"no FUNC record at offset {start}")
-        for k, row in enumerate(rows[1:], start=1):
+        # the line records all at once when none is damaged (the common case), else one by one below
+        body = raw[len(rows[0]) + 1 :]
+        parsed_lines = line_parser.line_records(body)
+        lines = (
+            []
+            if parsed_lines is None
+            else [x for x in parsed_lines if x[1] != 0 and x[0] + x[1] - 1 <= U64_MAX]
+        )
+        for k, row in enumerate(rows[1:], start=1) if parsed_lines is None else _inline_rows(body):
             if not row or (row[0] not in _HEX_FIRST and not row.startswith(b"INLINE")):
                 continue  # empty, or counted when the file was indexed
             if row.startswith((b"INLINE ", b"INLINE\t")):
@@ -407,8 +415,8 @@ class SymbolFile:
                         )
                     )
                 continue
-            if row.startswith(b"INLINE"):
-                continue  # INLINE_ORIGIN (indexed globally) or a damaged keyword (counted)
+            if row.startswith(b"INLINE") or parsed_lines is not None:
+                continue  # INLINE_ORIGIN (indexed globally), a damaged keyword (counted), a line record
             parsed = line_parser.parse_line_record(row)
             if isinstance(parsed, str):
                 damaged.append((k, DamageKind.BAD_LINE, parsed))
@@ -667,6 +675,19 @@ class SymbolFile:
             name = name_of(self._record(offsets[i], parse))
         names[wanted] = name
         return name
+
+
+_INLINE_ROW = re.compile(rb"^INLINE[^\n]*", re.M)
+
+
+def _inline_rows(body: bytes) -> Iterator[tuple[int, bytes]]:
+    """(index in the block, line) of each line of a FUNC block (`body`: the lines after the FUNC
+    line) that starts with INLINE: found by one search, not by looking at every line record."""
+    k, last = 1, 0
+    for m in _INLINE_ROW.finditer(body):
+        k += body.count(b"\n", last, m.start())
+        last = m.start()
+        yield k, m[0]
 
 
 def _build(
