@@ -11,7 +11,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Slot
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Slot
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -61,6 +61,8 @@ from inspector.gui.window_extras import install as install_extras
 log = logging.getLogger(__name__)
 
 WINDOW_TITLE = "Crash Inspector"
+#: The window's own events in which it paints or lays out its docked panes (`MainWindow.event`).
+_WINDOW_WORK = frozenset({QEvent.Type.UpdateRequest, QEvent.Type.LayoutRequest})
 DUMP_FILTER = (
     "Crash dumps (*.dmp *.mdmp *.txt *.log);;Minidumps (*.dmp *.mdmp);;"
     "Microdump logs (*.txt *.log);;All files (*)"
@@ -81,6 +83,10 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle(WINDOW_TITLE)
+        # Animated docks slide to every new layout: while a walk streams in, each change of a pane's
+        # size hint (the Summary's lines filling in) moved the docks through a dozen steps, each a
+        # layout and a repaint of the whole window on the GUI thread.
+        self.setAnimated(False)
         self.session = session
         self.settings = settings
         #: symbol paths, cache, servers and walk options: what the session analyses with
@@ -189,6 +195,12 @@ class MainWindow(QMainWindow):
         self.why = WhyPanes(self.session, self.theme, self._dock, problems)  # Disassembly, Source (issue 15)
         modules.raise_()
         summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() not in _WINDOW_WORK:
+            return bool(super().event(event))
+        with self.session.window_work():  # docked panes paint and lay out within these two events
+            return bool(super().event(event))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -294,6 +294,15 @@ class Session(QObject):
 
     # ---- applying events (GUI thread) ----
 
+    @contextmanager
+    def window_work(self) -> Iterator[None]:
+        """Around a paint or layout of the window: a running walk steps aside until it is done."""
+        self.runner.window_work_started()
+        try:
+            yield
+        finally:
+            self.runner.window_work_done()
+
     @Slot(int, list)
     def _on_events(self, generation: int, events: list[object]) -> None:
         self._queue.append((generation, list(events)))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QRect, Qt
-from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QTreeView
+from PySide6.QtGui import QPaintEvent, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QApplication, QLabel, QStyleOptionViewItem, QTreeView
 from pytestqt.qtbot import QtBot
 
 from inspector.core.process import ProcessOptions, process
@@ -165,3 +165,33 @@ def test_a_new_document_is_shown_first_and_its_thread_selected_in_the_next_slice
     assert (kind, selected) == ("document", -1) and (kind2, thread) == ("thread", crashing)
     assert selected_in > shown_in
     assert session.selected_frame is not None and session.selected_frame.thread == crashing
+
+
+def test_a_walk_steps_aside_while_the_window_paints_and_docks_do_not_slide(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window tells the walk when it paints: a paint of any docked pane happens inside it."""
+    runner = window.session.runner
+    calls: list[str] = []
+    monkeypatch.setattr(runner, "window_work_started", lambda: calls.append("started"))
+    monkeypatch.setattr(runner, "window_work_done", lambda: calls.append("done"))
+
+    class Probe(QLabel):
+        def paintEvent(self, event: QPaintEvent) -> None:
+            calls.append("paint")
+            super().paintEvent(event)
+
+    probe = Probe("probe")
+    window.statusBar().addWidget(probe)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: "paint" in calls)  # the first paint, when the window is exposed
+    qtbot.wait(50)
+    calls.clear()
+    probe.update()
+    qtbot.waitUntil(lambda: "paint" in calls)
+    qtbot.waitUntil(lambda: calls.count("started") == calls.count("done"))
+    paint = calls.index("paint")
+    assert calls[:paint].count("started") > calls[:paint].count("done")  # painted while the walk was held
+    # docks that slid to each new layout repainted the whole window a dozen times per change
+    assert not window.isAnimated()
