@@ -12,7 +12,7 @@ from PySide6.QtGui import QPaintEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QApplication, QLabel, QStyleOptionViewItem, QTreeView
 from pytestqt.qtbot import QtBot
 
-from inspector.core.process import ProcessOptions, process
+from inspector.core.process import ProcessOptions, process, process_events
 from inspector.gui.document import Document
 from inspector.gui.main_window import MainWindow
 from inspector.gui.models.frame_model import FrameTreeModel
@@ -165,6 +165,24 @@ def test_a_new_document_is_shown_first_and_its_thread_selected_in_the_next_slice
     assert (kind, selected) == ("document", -1) and (kind2, thread) == ("thread", crashing)
     assert selected_in > shown_in
     assert session.selected_frame is not None and session.selected_frame.thread == crashing
+
+
+def test_the_first_frame_is_selected_in_a_slice_after_the_one_that_selects_the_thread(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Even when the whole walk arrives in one batch: the thread's panes paint in one turn, the first
+    frame's (Registers, Stack Memory, Unwind, Disassembly) in a later one."""
+    session = window.session
+    events = list(process_events(sample_dump(), ProcessOptions(use_symbols_cache=False)))
+    order: list[str] = []
+    start = session._queue_timer.start
+    monkeypatch.setattr(session._queue_timer, "start", lambda *a: (order.append("slice ends"), start(*a)))
+    session.thread_selected.connect(lambda _: order.append("thread"))
+    session.frame_selected.connect(lambda ref: order.append("frame") if ref is not None else None)
+    session._on_events(session.runner.generation, events)  # as the worker delivers a batch
+    qtbot.waitUntil(lambda: "frame" in order)
+    thread = order.index("thread")
+    assert "slice ends" in order[thread : order.index("frame")]
 
 
 def test_a_walk_steps_aside_while_the_window_paints_and_docks_do_not_slide(
