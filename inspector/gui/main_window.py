@@ -11,7 +11,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Slot
+from PySide6.QtCore import QByteArray, Qt, QTimer, Slot
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QLabel,
-    QMainWindow,
     QMenu,
     QMessageBox,
     QSizePolicy,
@@ -57,19 +56,18 @@ from inspector.gui.settings import STATE_VERSION, Settings
 from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
 from inspector.gui.why_panes import WhyPanes
 from inspector.gui.window_extras import install as install_extras
+from inspector.gui.window_work import WalkCourteousWindow
 
 log = logging.getLogger(__name__)
 
 WINDOW_TITLE = "Crash Inspector"
-#: The window's own events in which it paints or lays out its docked panes (`MainWindow.event`).
-_WINDOW_WORK = frozenset({QEvent.Type.UpdateRequest, QEvent.Type.LayoutRequest})
 DUMP_FILTER = (
     "Crash dumps (*.dmp *.mdmp *.txt *.log);;Minidumps (*.dmp *.mdmp);;"
     "Microdump logs (*.txt *.log);;All files (*)"
 )
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WalkCourteousWindow):
     def __init__(
         self,
         session: Session,
@@ -83,10 +81,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle(WINDOW_TITLE)
-        # Animated docks slide to every new layout: while a walk streams in, each change of a pane's
-        # size hint (the Summary's lines filling in) moved the docks through a dozen steps, each a
-        # layout and a repaint of the whole window on the GUI thread.
-        self.setAnimated(False)
+        self.setAnimated(False)  # sliding docks: a dozen relayouts and whole-window paints per change
         self.session = session
         self.settings = settings
         #: symbol paths, cache, servers and walk options: what the session analyses with
@@ -195,12 +190,6 @@ class MainWindow(QMainWindow):
         self.why = WhyPanes(self.session, self.theme, self._dock, problems)  # Disassembly, Source (issue 15)
         modules.raise_()
         summary.setFeatures(summary.features() & ~QDockWidget.DockWidgetFeature.DockWidgetFloatable)
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() not in _WINDOW_WORK:
-            return bool(super().event(event))
-        with self.session.window_work():  # docked panes paint and lay out within these two events
-            return bool(super().event(event))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

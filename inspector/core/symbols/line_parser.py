@@ -22,6 +22,7 @@ odd number of fields after the keyword has no call-site file id.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from inspector.core.record import record
 from inspector.core.symbols.records import (
@@ -171,6 +172,19 @@ def line_records(block: bytes) -> list[tuple[int, int, int, int]] | None:
     if any(n > U32_MAX or f > U32_MAX for _, _, n, f in records):
         return None
     return records
+
+
+_INLINE_LINE = re.compile(rb"^INLINE[^\n]*", re.M)
+
+
+def inline_lines(block: bytes) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number in `block`, line) of each of its lines that starts with INLINE: found by
+    one search, not by looking at each of the thousands of line records around them."""
+    number, last = 1, 0
+    for m in _INLINE_LINE.finditer(block):
+        number += block.count(b"\n", last, m.start())
+        last = m.start()
+        yield number, m[0]
 
 
 def parse_line_record(line: bytes) -> tuple[int, int, int, int] | str:

@@ -39,11 +39,10 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-import re
 import stat
 import threading
 from bisect import bisect_right, insort
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from inspector.core.cancel import NEVER, CancelToken
@@ -394,7 +393,8 @@ class SymbolFile:
             if parsed_lines is None
             else [x for x in parsed_lines if x[1] != 0 and x[0] + x[1] - 1 <= U64_MAX]
         )
-        for k, row in enumerate(rows[1:], start=1) if parsed_lines is None else _inline_rows(body):
+        numbered = enumerate(rows[1:], start=1) if parsed_lines is None else line_parser.inline_lines(body)
+        for k, row in numbered:
             if not row or (row[0] not in _HEX_FIRST and not row.startswith(b"INLINE")):
                 continue  # empty, or counted when the file was indexed
             if row.startswith((b"INLINE ", b"INLINE\t")):
@@ -675,19 +675,6 @@ class SymbolFile:
             name = name_of(self._record(offsets[i], parse))
         names[wanted] = name
         return name
-
-
-_INLINE_ROW = re.compile(rb"^INLINE[^\n]*", re.M)
-
-
-def _inline_rows(body: bytes) -> Iterator[tuple[int, bytes]]:
-    """(index in the block, line) of each line of a FUNC block (`body`: the lines after the FUNC
-    line) that starts with INLINE: found by one search, not by looking at every line record."""
-    k, last = 1, 0
-    for m in _INLINE_ROW.finditer(body):
-        k += body.count(b"\n", last, m.start())
-        last = m.start()
-        yield k, m[0]
 
 
 def _build(
