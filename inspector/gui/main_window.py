@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QLabel,
-    QMainWindow,
     QMenu,
     QMessageBox,
     QSizePolicy,
@@ -57,6 +56,7 @@ from inspector.gui.settings import STATE_VERSION, Settings
 from inspector.gui.theme import Theme, apply_color_scheme, wants_dark
 from inspector.gui.why_panes import WhyPanes
 from inspector.gui.window_extras import install as install_extras
+from inspector.gui.window_work import WalkCourteousWindow
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ DUMP_FILTER = (
 )
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WalkCourteousWindow):
     def __init__(
         self,
         session: Session,
@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle(WINDOW_TITLE)
+        self.setAnimated(False)  # sliding docks: a dozen relayouts and whole-window paints per change
         self.session = session
         self.settings = settings
         #: symbol paths, cache, servers and walk options: what the session analyses with

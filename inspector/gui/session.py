@@ -294,6 +294,15 @@ class Session(QObject):
 
     # ---- applying events (GUI thread) ----
 
+    @contextmanager
+    def window_work(self) -> Iterator[None]:
+        """Around a paint or layout of the window: a running walk steps aside until it is done."""
+        self.runner.window_work_started()
+        try:
+            yield
+        finally:
+            self.runner.window_work_done()
+
     @Slot(int, list)
     def _on_events(self, generation: int, events: list[object]) -> None:
         self._queue.append((generation, list(events)))
@@ -304,14 +313,17 @@ class Session(QObject):
         """Apply queued events for at most `SLICE_SECONDS`, then let the event loop paint and come back.
 
         A slice also ends right after a `DumpLoaded` (a new document: every pane resets and repaints),
-        so no single turn of the event loop both rebuilds the window and applies a long walk.
+        so no single turn of the event loop both rebuilds the window and applies a long walk, and
+        right after the new document's thread is selected: the panes that follow the thread fill in
+        and paint in one turn, those that follow the first frame (Registers, Stack Memory, Unwind,
+        Disassembly, the plot) in the next (both in one turn were the heaviest of the torch walk).
         """
         deadline = time.monotonic() + SLICE_SECONDS
         while self._queue:
             generation, events = self._queue[0]
             cut = len(events)
             for i, event in enumerate(events):
-                if isinstance(event, DumpLoaded):
+                if isinstance(event, _ENDS_SLICE):
                     cut = i + 1
                     break
             cut = min(cut, MAX_EVENTS_PER_STEP)
@@ -324,7 +336,7 @@ class Session(QObject):
                 select_generation, select = self._select_next
                 self._select_next = None
                 self._queue.insert(0, (select_generation, [select]))
-            if self._queue and (time.monotonic() >= deadline or isinstance(events[cut - 1], DumpLoaded)):
+            if self._queue and (time.monotonic() >= deadline or isinstance(events[cut - 1], _ENDS_SLICE)):
                 self.runner.hold_worker()  # until this slice is painted and the rest applied
                 self._queue_timer.start()
                 return
@@ -636,6 +648,10 @@ class _SelectThread:
 
     document: Document
     index: int
+
+
+#: Events after which `_apply_queued` ends its slice (the window paints before the next one).
+_ENDS_SLICE = (DumpLoaded, _SelectThread)
 
 
 @dataclass

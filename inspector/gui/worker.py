@@ -152,13 +152,17 @@ class JobRunner(QObject):
         # The GUI thread has priority over the job: while this event is clear the job's cancel
         # token pauses the worker (inspector.core.cancel explains why pure-Python work on another
         # thread makes every paint slow). It is cleared for GUI_HOLD_MS after each delivered
-        # batch, long enough for the batch to be applied and painted, and, where the event
+        # batch, long enough for most batches to be applied and painted, while the window paints
+        # or lays itself out (`window_work_started`), and, where the event
         # dispatcher tells us when the GUI thread wakes up, whenever it has events to handle.
         self._gui_idle = threading.Event()
         self._gui_idle.set()
         self._hold = QTimer(self)
         self._hold.setSingleShot(True)
-        self._hold.timeout.connect(self._gui_idle.set)
+        self._hold.timeout.connect(self._on_hold_over)
+        #: paints and layouts of the window under way (`window_work_started`)
+        self._window_work = 0
+        self._follows_dispatcher = False
         self._follow_dispatcher()
         self._generation = 0
         self._token: CancelToken | None = None
@@ -196,6 +200,28 @@ class JobRunner(QObject):
         self._gui_idle.clear()
         self._hold.start(GUI_HOLD_MS)
 
+    def window_work_started(self) -> None:
+        """The window starts to paint or lay itself out: the job pauses at its next check until it is done.
+
+        A paint calls into Python many times (item models, delegates, the plot), and each call
+        waits for the GIL while the job runs: a paint or layout that outlasted the hold after a
+        batch (the first frames, a new document) took twice as long.
+        """
+        self._window_work += 1
+        self._gui_idle.clear()
+
+    def window_work_done(self) -> None:
+        """The paint or layout is done: the job goes on, unless the hold after a batch still runs (or,
+        where the dispatcher's signals are followed, until the GUI thread waits for events again)."""
+        self._window_work = max(0, self._window_work - 1)
+        if not self._window_work and not self._hold.isActive() and not self._follows_dispatcher:
+            self._gui_idle.set()
+
+    @Slot()
+    def _on_hold_over(self) -> None:
+        if not self._window_work:
+            self._gui_idle.set()
+
     def _follow_dispatcher(self) -> None:
         """Also hold the worker while the GUI thread handles events, where that can be seen.
 
@@ -207,6 +233,7 @@ class JobRunner(QObject):
         dispatcher = QAbstractEventDispatcher.instance(self.thread())
         if dispatcher is None or "Glib" in dispatcher.metaObject().className():
             return
+        self._follows_dispatcher = True
         dispatcher.awake.connect(self._gui_idle.clear)
         dispatcher.aboutToBlock.connect(self._on_about_to_block)
 

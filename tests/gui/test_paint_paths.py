@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QRect, Qt
-from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QTreeView
+from PySide6.QtGui import QPaintEvent, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QApplication, QLabel, QStyleOptionViewItem, QTreeView
 from pytestqt.qtbot import QtBot
 
-from inspector.core.process import ProcessOptions, process
+from inspector.core.process import ProcessOptions, process, process_events
 from inspector.gui.document import Document
 from inspector.gui.main_window import MainWindow
 from inspector.gui.models.frame_model import FrameTreeModel
@@ -165,3 +165,51 @@ def test_a_new_document_is_shown_first_and_its_thread_selected_in_the_next_slice
     assert (kind, selected) == ("document", -1) and (kind2, thread) == ("thread", crashing)
     assert selected_in > shown_in
     assert session.selected_frame is not None and session.selected_frame.thread == crashing
+
+
+def test_the_first_frame_is_selected_in_a_slice_after_the_one_that_selects_the_thread(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Even when the whole walk arrives in one batch: the thread's panes paint in one turn, the first
+    frame's (Registers, Stack Memory, Unwind, Disassembly) in a later one."""
+    session = window.session
+    events = list(process_events(sample_dump(), ProcessOptions(use_symbols_cache=False)))
+    order: list[str] = []
+    start = session._queue_timer.start
+    monkeypatch.setattr(session._queue_timer, "start", lambda *a: (order.append("slice ends"), start(*a)))
+    session.thread_selected.connect(lambda _: order.append("thread"))
+    session.frame_selected.connect(lambda ref: order.append("frame") if ref is not None else None)
+    session._on_events(session.runner.generation, events)  # as the worker delivers a batch
+    qtbot.waitUntil(lambda: "frame" in order)
+    thread = order.index("thread")
+    assert "slice ends" in order[thread : order.index("frame")]
+
+
+def test_a_walk_steps_aside_while_the_window_paints_and_docks_do_not_slide(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window tells the walk when it paints: a paint of any docked pane happens inside it."""
+    runner = window.session.runner
+    calls: list[str] = []
+    monkeypatch.setattr(runner, "window_work_started", lambda: calls.append("started"))
+    monkeypatch.setattr(runner, "window_work_done", lambda: calls.append("done"))
+
+    class Probe(QLabel):
+        def paintEvent(self, event: QPaintEvent) -> None:
+            calls.append("paint")
+            super().paintEvent(event)
+
+    probe = Probe("probe")
+    window.statusBar().addWidget(probe)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: "paint" in calls)  # the first paint, when the window is exposed
+    qtbot.wait(50)
+    calls.clear()
+    probe.update()
+    qtbot.waitUntil(lambda: "paint" in calls)
+    qtbot.waitUntil(lambda: calls.count("started") == calls.count("done"))
+    paint = calls.index("paint")
+    assert calls[:paint].count("started") > calls[:paint].count("done")  # painted while the walk was held
+    # docks that slid to each new layout repainted the whole window a dozen times per change
+    assert not window.isAnimated()

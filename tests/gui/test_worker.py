@@ -9,11 +9,13 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QThread
+from PySide6.QtCore import QThread, QTimer
 from pytestqt.qtbot import QtBot
 
+from inspector.core import cancel
 from inspector.core.cancel import CancelToken
 from inspector.core.minidump import NotAMinidump
+from inspector.gui import worker
 from inspector.gui.worker import JobRunner
 
 TIMEOUT_MS = 5000
@@ -122,6 +124,43 @@ def test_the_job_steps_aside_while_the_gui_thread_applies_a_batch(qtbot: QtBot, 
             delivering.set()
             time.sleep(0.03)  # busy with the batch (shorter than the token's longest pause)
             handled.set()
+
+    runner.events.connect(on_events)
+    with qtbot.waitSignal(runner.finished, timeout=TIMEOUT_MS):
+        runner.start(job)
+    assert seen_at_check == [True]
+
+
+def test_the_job_waits_while_the_window_paints_even_past_the_hold_after_a_batch(
+    qtbot: QtBot, runner: JobRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A paint (or layout) of the window holds the job at its checks until it is done, however long
+    it takes: each call the paint makes into Python would wait for the job's GIL otherwise."""
+    monkeypatch.setattr(worker, "GUI_HOLD_MS", 1)  # the hold after the batch is over before the paint
+    monkeypatch.setattr(cancel, "MAX_COURTESY_PAUSE", TIMEOUT_MS / 1000)
+    painting = threading.Event()
+    painted = threading.Event()
+    seen_at_check: list[bool] = []
+
+    def job(token: CancelToken) -> Iterator[object]:
+        yield "first"
+        assert painting.wait(TIMEOUT_MS / 1000)
+        token.check()
+        seen_at_check.append(painted.is_set())
+        yield "second"
+
+    def paint_done() -> None:
+        painted.set()
+        runner.window_work_done()
+
+    def paint_starts() -> None:  # well after the hold that followed the batch
+        runner.window_work_started()
+        painting.set()
+        QTimer.singleShot(100, paint_done)
+
+    def on_events(generation: int, batch: list[object]) -> None:
+        if batch == ["first"]:
+            QTimer.singleShot(30, paint_starts)
 
     runner.events.connect(on_events)
     with qtbot.waitSignal(runner.finished, timeout=TIMEOUT_MS):

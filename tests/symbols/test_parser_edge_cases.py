@@ -376,6 +376,33 @@ def test_damaged_line_record_is_counted_when_its_function_is_first_parsed(open_s
     assert sf.check_all().counts == {DamageKind.BAD_LINE: 1}  # counted once
 
 
+def test_a_damaged_inline_among_sound_line_records_is_reported_at_its_own_line(open_sym: OpenSym) -> None:
+    # every line record is sound, so the block's line records are read in one pass; the damaged
+    # INLINE record still gets its line number, and the sound one after it still counts
+    sf = open_sym(
+        SymBuilder()
+        .file(0, "a.c")
+        .inline_origin(0, "g")
+        .func(0x10, 0x20, "f", lines=[(0x10, 4, 1, 0)])
+        .raw("14 4 2 0\r")  # a CRLF line: still sound
+        .raw("INLINE 0 7 zz 0 18 4")
+        .raw("INLINE 0 9 0 0 1c 4")
+        .raw("18 8\t3 0")  # a tab between fields: sound too
+        .text()
+    )
+    assert [sf.find_line(a).line for a in (0x10, 0x14, 0x18)] == [1, 2, 3]  # type: ignore[union-attr]
+    assert [(call.name, call.call_line) for call in sf.find_inlines(0x1C)] == [("g", 9)]
+    assert sf.damage.counts == {DamageKind.BAD_INLINE: 1}
+    assert sf.damage.examples[0].line_number == 7  # MODULE, FILE, INLINE_ORIGIN, FUNC, 2 lines, this
+
+
+def test_a_line_number_past_32_bits_is_a_damaged_line_record(open_sym: OpenSym) -> None:
+    sf = open_sym(SymBuilder().func(0x10, 0x10, "f", lines=[(0x10, 4, 1, 0)]).raw("14 4 4294967296 0").text())
+    assert sf.find_line(0x10) is not None and sf.find_line(0x14) is None
+    assert sf.damage.counts == {DamageKind.BAD_LINE: 1}
+    assert sf.damage.examples[0].line_number == 4
+
+
 def test_damaged_sub_lines_past_the_examples_are_counted_once(
     open_sym: OpenSym, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -380,13 +380,21 @@ class SymbolFile:
         ix = self._index
         start, end = ix.f_off[i], ix.f_block[i]
         raw = self._reader.read(start, end)
-        lines: list[tuple[int, int, int, int]] = []
         inlinees: list[Inlinee] = []
         damaged: list[tuple[int, DamageKind, str]] = []  # (line index in the block, kind, reason)
         rows = raw.split(b"\n")
         if not rows[0].startswith(b"FUNC"):
             raise _StaleIndex(f"no FUNC record at offset {start}")
-        for k, row in enumerate(rows[1:], start=1):
+        # the line records all at once when none is damaged (the common case), else one by one below
+        body = raw[len(rows[0]) + 1 :]
+        parsed_lines = line_parser.line_records(body)
+        lines = (
+            []
+            if parsed_lines is None
+            else [x for x in parsed_lines if x[1] != 0 and x[0] + x[1] - 1 <= U64_MAX]
+        )
+        numbered = enumerate(rows[1:], start=1) if parsed_lines is None else line_parser.inline_lines(body)
+        for k, row in numbered:
             if not row or (row[0] not in _HEX_FIRST and not row.startswith(b"INLINE")):
                 continue  # empty, or counted when the file was indexed
             if row.startswith((b"INLINE ", b"INLINE\t")):
@@ -407,8 +415,8 @@ class SymbolFile:
                         )
                     )
                 continue
-            if row.startswith(b"INLINE"):
-                continue  # INLINE_ORIGIN (indexed globally) or a damaged keyword (counted)
+            if row.startswith(b"INLINE") or parsed_lines is not None:
+                continue  # INLINE_ORIGIN (indexed globally), a damaged keyword (counted), a line record
             parsed = line_parser.parse_line_record(row)
             if isinstance(parsed, str):
                 damaged.append((k, DamageKind.BAD_LINE, parsed))
