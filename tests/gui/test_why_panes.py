@@ -235,8 +235,17 @@ def test_disassembly_numbers_frames_as_the_report_does(
     session.select_frame(FrameRef(session.selected_thread, 0))
     qtbot.waitUntil(lambda: pane.model.listing is not None, timeout=10_000)
     assert pane.title.text().startswith("Frame 2: the crashing instruction"), pane.title.text()
+    first = pane.model.listing
+    submitted = []
+    original_submit = pane.background.submit
+    pane.background.submit = lambda *a, **k: submitted.append(a) or original_submit(*a, **k)  # type: ignore[method-assign]
     session.select_frame(FrameRef(session.selected_thread, 0, inline=1))
-    qtbot.waitUntil(lambda: pane.title.text().startswith("Frame 0: "), timeout=10_000)
+    qtbot.waitUntil(
+        lambda: pane.title.text().startswith("Frame 0: the crashing instruction (▶)"), timeout=10_000
+    )
+    # the same physical frame: the same listing, retitled, not disassembled again
+    assert pane.model.listing is first and not submitted
+    pane.background.submit = original_submit  # type: ignore[method-assign]
     session.select_frame(FrameRef(session.selected_thread, 1))
     qtbot.waitUntil(lambda: pane.title.text().startswith("Frame 3: the call before"), timeout=10_000)
     window.session.shutdown()

@@ -51,6 +51,8 @@ class DisassemblyPane(FrameFollower):
         self._shown: tuple[int, int, int] | None = None
         #: what the listing is of, for the title (set when it is asked for)
         self._about = ""
+        #: what the listed instruction is to the frame ("the crashing instruction", …)
+        self._what = ""
 
         self.title = QLabel("No frame selected", self)
         self.title.setObjectName("disassemblyTitle")
@@ -115,7 +117,13 @@ class DisassemblyPane(FrameFollower):
             self._shown = None
             self._show_message("No frame selected")
             return
-        if self._shown == (ref.thread, ref.frame, ref.inline):
+        if self._shown is not None and self._shown[:2] == (ref.thread, ref.frame):
+            if self._shown[2] != ref.inline:
+                # another inline frame of the same physical frame: the same code, another number
+                self._shown = (ref.thread, ref.frame, ref.inline)
+                self._about = f"Frame {report_number(frames, ref.frame, ref.inline)}: {self._what}"
+                if self.model.listing is not None:  # else the pending listing's title uses it
+                    self._set_title(self.model.listing)
             return
         self._shown = (ref.thread, ref.frame, ref.inline)
         state = doc.state
@@ -140,6 +148,7 @@ class DisassemblyPane(FrameFollower):
         what = "the crashing instruction" if ref.frame == 0 and state.crashed else "the frame's instruction"
         if ref.frame > 0:
             what = "the call before the return address"
+        self._what = what
         self._about = f"Frame {report_number(frames, ref.frame, ref.inline)}: {what}"
         if self._maker is None:
             self._maker = ListingMaker(self.session.symbol_paths, self.session.cache_dir)
@@ -161,20 +170,25 @@ class DisassemblyPane(FrameFollower):
             self._show_message(f"{self._about}: the code could not be disassembled ({error})")
             return
         self.model.set_listing(listing, width=width, provenance=provenance)
+        self._set_title(listing)
         if listing.message is not None:
-            self.title.setText(f"{self._about}. {listing.message}")
             self.links.setText("")
             return
-        source = (
-            "the dump's memory" if listing.origin is CodeOrigin.DUMP else f"the module file {listing.path}"
-        )
-        self.title.setText(f"{self._about} (▶), code from {source}")
         row = listing.marked_row
         if row is not None:
             with self.syncing():
                 self.view.select_row(self.model.index(row, 0))
             self._center()
             self._show_links(row)
+
+    def _set_title(self, listing: Listing) -> None:
+        if listing.message is not None:
+            self.title.setText(f"{self._about}. {listing.message}")
+            return
+        source = (
+            "the dump's memory" if listing.origin is CodeOrigin.DUMP else f"the module file {listing.path}"
+        )
+        self.title.setText(f"{self._about} (▶), code from {source}")
 
     def _center(self) -> None:
         """The marked instruction in the middle, with the code before it above (again once shown)."""
