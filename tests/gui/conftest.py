@@ -12,6 +12,7 @@ from PySide6.QtCore import QAbstractItemModel, QSettings
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
+from inspector.app import AppWindows
 from inspector.core.process import DumpLoaded, ProcessOptions, ProcessState, process_events
 from inspector.gui.document import Document
 from inspector.gui.main_window import MainWindow
@@ -116,3 +117,13 @@ def check_model(qtmodeltester: Any) -> Iterator[Callable[[QAbstractItemModel], N
     yield check
     for tester in python_testers:
         tester._cleanup()
+
+
+@pytest.fixture
+def windows(qtbot: QtBot, settings: Settings) -> Iterator[AppWindows]:
+    """The app's window manager, as `main()` makes it; every window it made is closed at the end."""
+    manager = AppWindows(settings, interactive=False, color_scheme="system")
+    yield manager
+    for window in list(manager.windows):
+        window.close()
+    manager.shutdown()

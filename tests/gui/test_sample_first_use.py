@@ -3,24 +3,11 @@ the dump holds no code bytes, so the crashing instruction and its memory access 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from pytestqt.qtbot import QtBot
 
 from inspector.app import AppWindows
-from inspector.gui.settings import Settings
 from inspector.resources import sample_binaries, sample_dump
 from tests.gui.support import wait_analysis_over
-
-
-@pytest.fixture
-def windows(settings: Settings) -> Iterator[AppWindows]:
-    manager = AppWindows(settings, interactive=False, color_scheme="system")
-    yield manager
-    for window in list(manager.windows):
-        window.close()
-    manager.shutdown()
 
 
 def test_the_sample_explains_its_crashing_instruction(qtbot: QtBot, windows: AppWindows) -> None:

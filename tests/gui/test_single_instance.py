@@ -18,7 +18,6 @@ from pytestqt.qtbot import QtBot
 
 from inspector.app import AppWindows
 from inspector.gui import single_instance
-from inspector.gui.settings import Settings
 from inspector.gui.single_instance import (
     Forwarded,
     InstanceServer,
@@ -246,15 +245,6 @@ def test_no_private_folder_means_no_single_instance(monkeypatch: pytest.MonkeyPa
 
 
 # ---- where a forwarded dump opens ----
-
-
-@pytest.fixture
-def windows(qtbot: QtBot, settings: Settings) -> Iterator[AppWindows]:
-    manager = AppWindows(settings, interactive=False, color_scheme="system")
-    yield manager
-    for window in list(manager.windows):
-        window.close()
-    manager.shutdown()
 
 
 def wait_shown(qtbot: QtBot, windows: AppWindows, dump: Path) -> None:
