@@ -49,7 +49,7 @@ def test_suffixes_are_cut_exactly_as_dump_syms_rule_says(name: str) -> None:
 def test_stored_names_are_final_unless_mangled_and_demangle_on_display() -> None:
     pytest.importorskip("ctypes")
     mangled = "_ZNSt6vectorIiSaIiEE9push_backERKi.cold"
-    stored = stored_function_name(mangled, 4)
+    stored = stored_function_name(mangled)
     assert stored == "_ZNSt6vectorIiSaIiEE9push_backERKi"  # suffix cut, still mangled
     shown = display_name(stored)
     if shown == stored:
@@ -58,4 +58,4 @@ def test_stored_names_are_final_unless_mangled_and_demangle_on_display() -> None
     assert display_name("plain_c_symbol.cold") == "plain_c_symbol.cold"  # unmangled PUBLIC: as is
     # a PUBLIC is stored as the symbol table has it: its suffix is cut when it is shown
     assert display_name(mangled) == shown
-    assert stored_function_name("fn\x01name.cold", 1) == "fnname"
+    assert stored_function_name("fn\x01name.cold") == "fnname"

@@ -134,8 +134,8 @@ def _read_pe(path: str, fh: BinaryIO) -> ObjectImage | None:
     segments = [_Segment(0, headers.size_of_headers, 0)]
     for virtual_size, virtual_address, raw_size, raw_offset in headers.sections:
         segments.append(_Segment(virtual_address, min(raw_size, virtual_size or raw_size), raw_offset))
-    # rust-minidump's code id for PE: timestamp (8 upper-case hex digits) and image size (hex)
-    return ObjectImage(path, f"{headers.timestamp:08X}{headers.size_of_image:x}", tuple(segments))
+    # rust-minidump's code id for PE (compared without regard to case)
+    return ObjectImage(path, headers.code_id, tuple(segments))
 
 
 @record(frozen=False)

@@ -183,7 +183,7 @@ def add_symcache(
         found = names.get(index)
         if found is None:
             raw = tables.string(int(tables.function_name[index])) or ""
-            found = stored_function_name(raw, int(fn_lang[index]))
+            found = stored_function_name(raw)
             names[index] = found
         return found
 

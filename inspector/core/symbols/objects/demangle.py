@@ -32,7 +32,6 @@ _COMPILER_SUFFIXES = re.compile(
 )
 
 #: symbolic's language numbers (symbolic_common::Language) as the SymCache stores them
-LANG_C = 1
 LANG_UNKNOWN_SYMBOL = 0xFFFF_FFFF  # a symbol-table entry: no language recorded
 
 
@@ -64,22 +63,6 @@ def is_mangled_cpp(name: str) -> bool:
     return name.startswith(("_Z", "__Z", "___Z"))
 
 
-def function_name(raw: str, language: int) -> str:
-    """The name dump_syms gives a FUNC or INLINE_ORIGIN (a function from debug information)."""
-    name = fix_symbol_name(raw)
-    if language == LANG_C or not is_mangled_cpp(name):
-        return _without_controls(name)
-    return _without_controls(demangle(name) or name)
-
-
-def public_name(raw: str) -> str:
-    """The name dump_syms gives a PUBLIC (a symbol-table entry): only mangled names are cleaned."""
-    if not is_mangled_cpp(raw):
-        return raw
-    name = fix_symbol_name(raw)
-    return demangle(name) or name
-
-
 # ---- lazy demangling: names kept mangled in the converted file, demangled when a lookup returns one
 #
 # Demangling and cleaning every name of a big C++ library costs most of a conversion (libtorch_cpu:
@@ -92,11 +75,12 @@ def public_name(raw: str) -> str:
 MANGLED_NAMES_INFO = "NAMES mangled"
 
 
-def stored_function_name(raw: str, language: int) -> str:
-    """A FUNC / INLINE_ORIGIN name as kept in a converted file: final, or mangled for `display_name`."""
-    # `language` only matters for a C function whose name looks mangled (`_Z…`): dump_syms keeps
-    # it, `display_name` would demangle it; no compiler names C functions so.
-    del language
+def stored_function_name(raw: str) -> str:
+    """A FUNC / INLINE_ORIGIN name as kept in a converted file: final, or mangled for `display_name`.
+
+    The function's language is not asked: it would only matter for a C function whose name looks
+    mangled (`_Z…`), which dump_syms keeps and `display_name` would demangle; no compiler names
+    C functions so."""
     return _without_controls(fix_symbol_name(raw))
 
 
@@ -105,7 +89,7 @@ _DISPLAYED_MAX = 65536
 
 
 def display_name(stored: str) -> str:
-    """The name dump_syms writes, from a stored one (`function_name` / `public_name` done lazily)."""
+    """The name dump_syms writes, from a stored one (cleaned and demangled once, on first use)."""
     if not is_mangled_cpp(stored):
         return stored
     found = _displayed.get(stored)

@@ -79,14 +79,6 @@ class ObjectInfo:
     sections: tuple[tuple[str, int, int, bool], ...] = field(default=())
 
     @property
-    def has_debug_info(self) -> bool:
-        return "debug" in self.features
-
-    @property
-    def has_symbols(self) -> bool:
-        return "symtab" in self.features or "debug" in self.features
-
-    @property
     def has_unwind(self) -> bool:
         return "unwind" in self.features
 

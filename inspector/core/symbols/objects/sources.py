@@ -32,6 +32,7 @@ from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
 from inspector.core.module_identity import ModuleIdentity
 from inspector.core.record import record
+from inspector.core.symbols.cache import write_atomically
 from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, has_debug_id, leaf, match
 from inspector.core.symbols.objects.errors import ObjectUnreadable
 
@@ -329,10 +330,10 @@ class ObjectSources:
             except OSError:
                 parts.append([found.path, None])
         digest = hashlib.sha256(json.dumps(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        leaf = "".join(
-            c if c.isalnum() or c in "._-" else "_" for c in _leaf(module.debug_file or module.code_file)
+        name = "".join(
+            c if c.isalnum() or c in "._-" else "_" for c in leaf(module.debug_file or module.code_file)
         )
-        return self.cache_dir / "converted" / f"{leaf[:64] or 'module'}-{digest}.sym"
+        return self.cache_dir / "converted" / f"{name[:64] or 'module'}-{digest}.sym"
 
     def convert(
         self, module: ModuleIdentity, objects: Sequence[FoundObject], cancel: CancelToken = NEVER
@@ -372,10 +373,10 @@ class ObjectSources:
             result = convert_objects(
                 opened,
                 Path(temp),
-                debug_file=_leaf(module.debug_file or module.code_file) or "unknown",
+                debug_file=leaf(module.debug_file or module.code_file) or "unknown",
                 debug_id=module.debug_id or opened[0][0].debug_id,
                 code_id=module.code_id or opened[0][0].code_id,
-                code_file=_leaf(module.code_file) or None,
+                code_file=leaf(module.code_file) or None,
                 extra_info=urls[:1],
                 cancel=cancel,
             )
@@ -394,10 +395,6 @@ class ObjectSources:
 
             shutil.rmtree(self._temp, ignore_errors=True)
             self._temp = None
-
-
-def _leaf(path: str) -> str:
-    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _walk(root: Path, cancel: CancelToken) -> tuple[list[tuple[str, int]], list[str]]:
@@ -457,16 +454,9 @@ def _read_listing(path: Path, signature: str) -> list[_Entry] | None:
 
 def _write_listing(path: Path, signature: str, entries: Iterable[_Entry]) -> None:
     rows = [[e.path, e.size, e.mtime_ns, e.debug_id, e.code_id] for e in entries]
-    import tempfile  # only when a listing is written
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"signature": signature, "objects": rows}, f)
-        os.replace(temp, path)
-    except OSError as exc:
-        log.info("cannot keep the object listing %s: %s", path, exc)
+    error = write_atomically(path, json.dumps({"signature": signature, "objects": rows}).encode("utf-8"))
+    if error is not None:
+        log.info("cannot keep the object listing %s: %s", path, error)
 
 
 def describe_source(found: Sequence[FoundObject], symbol_file: Any) -> str:
