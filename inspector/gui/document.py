@@ -116,6 +116,8 @@ class Document:
         self._decisions: dict[tuple[int, int, bool], list[Decision]] = {}
         self._marks: dict[tuple[int, int, bool], list[StackMark]] = {}
         self._extents: dict[tuple[int, int, bool, int | None], list[tuple[int, int, int]]] = {}
+        #: `overflow_reason` of walked threads
+        self._overflow: dict[int, str | None] = {}
 
     @property
     def path(self) -> Path:
@@ -235,6 +237,26 @@ class Document:
     def termination(self, thread_index: int) -> Termination | None:
         stack = self._stacks.get(thread_index)
         return None if stack is None else stack.termination
+
+    def overflow_reason(self, thread_index: int) -> str | None:
+        """Why the crashing thread's stack is a stack overflow (`explain.triage.overflow_reason`), else
+        None; decided once its walk is over (a deep stack's recursion scan is not redone per paint)."""
+        if thread_index in self._overflow:
+            return self._overflow[thread_index]
+        thread = self.thread(thread_index)
+        if thread is None or not thread.crashing or not self.is_walked(thread_index):
+            return None
+        from inspector.core.explain.triage import overflow_reason
+
+        crash = self.state.crash
+        reason = overflow_reason(
+            self.frames(thread_index),
+            self.termination(thread_index),
+            crash.reason if crash is not None else None,
+            crash.address if crash is not None else None,
+        )
+        self._overflow[thread_index] = reason
+        return reason
 
     # ---- the explanation, as the Unwind pane and the stepper read it ----
 

@@ -25,6 +25,7 @@ from inspector.gui.models.frame_model import stack_text
 from inspector.gui.models.register_model import RegisterTableModel
 from inspector.gui.models.roles import AddressRole
 from inspector.gui.panes.follow import module_sentence
+from inspector.gui.panes.frame_pane import thread_header
 from inspector.gui.panes.module_pane import ModulePane
 from inspector.gui.panes.register_pane import RegisterPane
 from inspector.gui.panes.summary_pane import SummaryPane
@@ -245,11 +246,9 @@ class WindowExtras:
     def copy_thread(self, index: int) -> str:
         """One thread's stack with its header line, as the Frames pane's Copy Whole Stack writes it."""
         doc = self.window.session.document
-        thread = doc.thread(index) if doc is not None else None
-        if doc is None or thread is None:
+        header = thread_header(doc, index) if doc is not None else None
+        if doc is None or header is None:
             return ""
-        status = " (crashed)" if thread.crashing and doc.state.crash is not None else ""
-        header = f"Thread {thread.index} {thread.name or ''}{status} - tid: {thread.thread_id}"
         text = stack_text(doc.frames(index), header=header)
         QGuiApplication.clipboard().setText(text)
         return text

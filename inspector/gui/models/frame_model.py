@@ -148,6 +148,13 @@ class RecursionGroup:
     count: int
 
 
+def _guess_font(theme: Theme) -> QFont:
+    font = QFont(theme.bold)
+    font.setBold(False)
+    font.setItalic(True)
+    return font
+
+
 class FrameTreeModel(HeaderedTreeModel):
     """The selected thread's frames in stack order, one row per frame of the report.
 
@@ -177,6 +184,8 @@ class FrameTreeModel(HeaderedTreeModel):
     def __init__(self, theme: Theme, parent: object = None) -> None:
         super().__init__(parent)  # type: ignore[arg-type]
         self._theme = theme
+        #: a guessed name's font: italic, not bold
+        self._guess_font = _guess_font(theme)
         self._icons: dict[FrameTrust | None, QIcon] = {}
         self._thread = -1
         self._frames: list[StackFrame] = []
@@ -198,6 +207,7 @@ class FrameTreeModel(HeaderedTreeModel):
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
         self._icons = {}
+        self._guess_font = _guess_font(theme)
         self._all_changed()
 
     def symbols_changed(self) -> None:
@@ -426,10 +436,7 @@ class FrameTreeModel(HeaderedTreeModel):
                 if inline is None and entry.frame == self._own_frame:
                     return self._theme.bold
                 if inline is None and self.is_guess(frame):
-                    italic = QFont(self._theme.bold)
-                    italic.setBold(False)
-                    italic.setItalic(True)
-                    return italic
+                    return self._guess_font
             return None
         if role == _ROLE.ForegroundRole:
             if column == self.COL_TRUST:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from inspector.core.explain.triage import overflow_reason
 from inspector.core.minidump import basename
 from inspector.core.report.frame_text import frame_label
 from inspector.gui.document import Document, ThreadView
@@ -64,17 +63,7 @@ class ThreadTableModel(HeaderedTableModel):
 
     def overflow(self, thread_index: int) -> str | None:
         """Why the crashing thread's walked stack is a stack overflow (`explain.triage`), else None."""
-        doc = self._document
-        thread = doc.thread(thread_index) if doc is not None else None
-        if doc is None or thread is None or not thread.crashing or not doc.is_walked(thread_index):
-            return None
-        crash = doc.state.crash
-        return overflow_reason(
-            doc.frames(thread_index),
-            doc.termination(thread_index),
-            crash.reason if crash is not None else None,
-            crash.address if crash is not None else None,
-        )
+        return self._document.overflow_reason(thread_index) if self._document is not None else None
 
     def _top_function(self, thread_index: int) -> str | None:
         """`module!function` of the innermost (maybe inlined) function of the first frame, once walked."""

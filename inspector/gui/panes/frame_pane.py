@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from inspector.core.explain.triage import normal_end
 from inspector.core.types import format_address
 from inspector.core.unwind import StackFrame
+from inspector.gui.document import Document
 from inspector.gui.models.frame_model import FrameTreeModel, module_text, source_text, stack_text
 from inspector.gui.panes.linked_pane import LinkedPane
 from inspector.gui.panes.name_delegate import ElidingDelegate, ShorteningDelegate
@@ -43,6 +44,15 @@ class FrameTreeView(DataTreeView):
             event.accept()
             return
         super().keyPressEvent(event)
+
+
+def thread_header(doc: Document, thread_index: int) -> str | None:
+    """A copied stack's first line, as the human report heads a thread (None for no such thread)."""
+    thread = doc.thread(thread_index)
+    if thread is None:
+        return None
+    status = " (crashed)" if thread.crashing and doc.state.crash is not None else ""
+    return f"Thread {thread.index} {thread.name or ''}{status} - tid: {thread.thread_id}"
 
 
 class FramePane(LinkedPane):
@@ -242,12 +252,7 @@ class FramePane(LinkedPane):
 
     def _header(self) -> str | None:
         doc = self.session.document
-        thread_index = self.model.thread_index
-        thread = doc.thread(thread_index) if doc is not None else None
-        if doc is None or thread is None:
-            return None
-        status = " (crashed)" if thread.crashing and doc.state.crash is not None else ""
-        return f"Thread {thread.index} {thread.name or ''}{status} - tid: {thread.thread_id}"
+        return None if doc is None else thread_header(doc, self.model.thread_index)
 
     def selected_frames(self) -> set[int]:
         rows: set[int] = set()

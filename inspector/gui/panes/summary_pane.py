@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from inspector.core.explain.triage import overflow_reason
 from inspector.core.process import UNKNOWN_SYSTEM
 from inspector.core.process.damage import DumpDamage, dump_damage
 from inspector.core.report.analysis_text import analysis_sentence, shown_analysis
@@ -102,6 +101,7 @@ class SummaryPane(QWidget):
         bold = self.overflow.font()
         bold.setBold(True)
         self.overflow.setFont(bold)
+        self.overflow.setStyleSheet(f"color: {self._theme.crash.name()};")
         self.overflow.hide()
 
         self.values: dict[str, QLabel] = {}
@@ -161,6 +161,7 @@ class SummaryPane(QWidget):
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
+        self.overflow.setStyleSheet(f"color: {theme.crash.name()};")
         self.refresh()
 
     def text(self) -> str:
@@ -305,15 +306,9 @@ class SummaryPane(QWidget):
         """Say "stack overflow" once the crashing thread's walk is over and gives evidence of one."""
         doc = self.session.document
         crashing = doc.crashing_thread if doc is not None else None
-        crash = doc.state.crash if doc is not None else None
-        reason = None
-        if doc is not None and crash is not None and crashing is not None and doc.is_walked(crashing.index):
-            reason = overflow_reason(
-                doc.frames(crashing.index), doc.termination(crashing.index), crash.reason, crash.address
-            )
+        reason = doc.overflow_reason(crashing.index) if doc is not None and crashing is not None else None
         shown = not self.overflow.isHidden()
         self.overflow.setText(f"Stack overflow: {reason}" if reason else "")
-        self.overflow.setStyleSheet(f"color: {self._theme.crash.name()};")
         self.overflow.setVisible(reason is not None)
         if shown != (reason is not None):
             self._fit_height()
