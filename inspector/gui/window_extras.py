@@ -231,17 +231,26 @@ class WindowExtras:
     # ---- copying ----
 
     @Slot()
-    def copy_all_threads(self) -> str:
+    def copy_all_threads(self) -> bool:
+        """Put every thread's stack, as the human report writes them, on the clipboard; rendered on the
+        exports' thread like an export (a deep dump's text takes seconds). False when there is
+        nothing to copy yet."""
         from inspector.core.report.human import render_threads
 
         state = self.final_state()
         if state is None:
             self.window._show_status("The walk is still running: copy the threads when it is over")
-            return ""
-        text = render_threads(state)
+            return False
+        self.window._show_status(f"Copying {len(state.threads)} threads…", 0)
+        self.exports.submit(lambda: render_threads(state), self._threads_rendered, len(state.threads))
+        return True
+
+    def _threads_rendered(self, text: object, error: Exception | None, count: int) -> None:
+        if error is not None or not isinstance(text, str):
+            self.window.present_error("Cannot copy the threads", str(error))
+            return
         QGuiApplication.clipboard().setText(text)
-        self.window._show_status(f"Copied {len(state.threads)} threads")
-        return text
+        self.window._show_status(f"Copied {count} threads")
 
     def copy_thread(self, index: int) -> str:
         """One thread's stack with its header line, as the Frames pane's Copy Whole Stack writes it."""

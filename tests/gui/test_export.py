@@ -92,8 +92,12 @@ def test_the_html_report_of_a_damaged_dump_leads_with_the_damage(
 
 def test_copy_all_threads(qtbot: QtBot, window: MainWindow) -> None:
     load(qtbot, window.session, sample_dump())
-    text = window.extras.copy_all_threads()
-    assert QGuiApplication.clipboard().text() == text
+    QGuiApplication.clipboard().setText("")
+    assert window.extras.copy_all_threads()
+    # rendered off the GUI thread, then put on the clipboard
+    qtbot.waitUntil(lambda: QGuiApplication.clipboard().text() != "", timeout=30000)
+    text = QGuiApplication.clipboard().text()
+    assert window.statusBar().currentMessage() == "Copied 3 threads"
     doc = window.session.document
     assert doc is not None
     assert text.startswith("Thread 2 renderer (crashed) - tid: 11907\n")
