@@ -382,18 +382,15 @@ class SymbolFile:
         raw = self._reader.read(start, end)
         inlinees: list[Inlinee] = []
         damaged: list[tuple[int, DamageKind, str]] = []  # (line index in the block, kind, reason)
-        rows = raw.split(b"\n")
-        if not rows[0].startswith(b"FUNC"):
+        head, _, body = raw.partition(b"\n")
+        if not head.startswith(b"FUNC"):
             raise _StaleIndex(f"no FUNC record at offset {start}")
         # the line records all at once when none is damaged (the common case), else one by one below
-        body = raw[len(rows[0]) + 1 :]
         parsed_lines = line_parser.line_records(body)
-        lines = (
-            []
-            if parsed_lines is None
-            else [x for x in parsed_lines if x[1] != 0 and x[0] + x[1] - 1 <= U64_MAX]
+        lines = [] if parsed_lines is None else [x for x in parsed_lines if _kept_line(x[0], x[1])]
+        numbered = (
+            enumerate(body.split(b"\n"), start=1) if parsed_lines is None else line_parser.inline_lines(body)
         )
-        numbered = enumerate(rows[1:], start=1) if parsed_lines is None else line_parser.inline_lines(body)
         for k, row in numbered:
             if not row or (row[0] not in _HEX_FIRST and not row.startswith(b"INLINE")):
                 continue  # empty, or counted when the file was indexed
@@ -421,10 +418,8 @@ class SymbolFile:
             if isinstance(parsed, str):
                 damaged.append((k, DamageKind.BAD_LINE, parsed))
                 continue
-            address, size = parsed[0], parsed[1]
-            if size == 0 or address + size - 1 > U64_MAX:
-                continue  # rust-minidump drops empty (and overflowing) line records
-            lines.append(parsed)
+            if _kept_line(parsed[0], parsed[1]):
+                lines.append(parsed)
         block = FunctionBlock(lines, inlinees)
         if damaged:
             self._note_lazy_damage(start, damaged)
@@ -692,3 +687,8 @@ def _build(
         return IndexImage(raw, identity, verify_checksum=False), stored
     except SymbolError as exc:  # the builder wrote something the reader rejects: a bug
         raise SymbolError(f"internal error: fresh symbol index of {identity.path} is invalid: {exc}") from exc
+
+
+def _kept_line(address: int, size: int) -> bool:
+    """rust-minidump drops empty (and overflowing) line records."""
+    return size != 0 and address + size - 1 <= U64_MAX
