@@ -8,14 +8,18 @@ its start-up defining classes it might never use. `@record` gives the same class
 
 - slots, keyword or positional construction with defaults and `field(default_factory=...)`,
   `__post_init__`, a dataclass-style `repr`, value `==` and `hash` over the compared fields,
-  `FrozenInstanceError` on assignment, pickling (worker processes send results back), and
-  `dataclasses.fields` / `replace` / `asdict` keep working (`__dataclass_fields__` is built
-  on first use);
-- but `repr`, `==`, `hash`, `__setattr__` and pickling are shared functions, and `__init__` is a
-  generic one reading the field list until the class has been built a few times; then its own is
-  compiled, storing each field straight into its slot.
+  pickling (worker processes send results back), and `dataclasses.fields` / `replace` /
+  `asdict` keep working (`__dataclass_fields__` is built on first use);
+- but `repr`, `==`, `hash` and pickling are shared functions, and `__init__` is a generic one
+  reading the field list until the class has been built a few times; then its own is compiled,
+  storing each field straight into its slot.
 
-mypy sees it as a frozen dataclass (`dataclass_transform`), so assignment is still a type error.
+Frozen like `assert`: type checkers treat a record as a frozen dataclass (`dataclass_transform`),
+so assigning to a field is a mypy error everywhere; at run time the assignment raises
+`FrozenInstanceError` only in strict mode (`inspector.core.strict`, on in the tests and fuzzers,
+read when the record class is defined). Enforcing it always meant a `__setattr__` that refuses,
+so every construction had to store each field through its slot descriptor: a third of a
+record's construction, and 13 % of a warm corpus pass (118,000 records).
 The `dataclasses` module itself is imported only when something asks for the dataclass view.
 """
 
@@ -23,6 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
+
+from inspector.core.strict import strict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -123,15 +129,22 @@ def _collect(cls: type, namespace: dict[str, Any]) -> tuple[list[_Field], list[s
     return list(fields.values()), own
 
 
+#: Whether records refuse assignment at run time (see the module's docstring): strict mode only.
+_FROZEN_AT_RUN_TIME = strict()
+
+
 def _compile_init(cls: type) -> Callable[..., None]:
-    """The class's `__init__`: arguments stored straight into the slots (bypassing the freeze)."""
+    """The class's `__init__`: arguments stored straight into the slots (past the freeze, if any)."""
     fields: tuple[_Field, ...] = cls.__record_fields__  # type: ignore[attr-defined]
     scope: dict[str, Any] = {"MISSING": MISSING}
     params: list[str] = []
     body: list[str] = []
+    # Frozen at run time: each field goes through its slot's member descriptor, past the
+    # refusing `__setattr__`; otherwise a plain store into the slot, the fastest Python has.
+    frozen = cls.__setattr__ is _frozen_setattr  # type: ignore[comparison-overlap]
     for i, f in enumerate(fields):
-        setter = f"_set{i}"
-        scope[setter] = getattr(cls, f.name).__set__  # the slot's member descriptor
+        if frozen:
+            scope[f"_set{i}"] = getattr(cls, f.name).__set__
         if f.factory is not MISSING:
             scope[f"_factory{i}"] = f.factory
         if f.default is not MISSING:
@@ -139,14 +152,17 @@ def _compile_init(cls: type) -> Callable[..., None]:
         if f.init:
             if f.factory is not MISSING:
                 params.append(f"{f.name}=MISSING")
-                body.append(f"{setter}(self, _factory{i}() if {f.name} is MISSING else {f.name})")
+                value = f"_factory{i}() if {f.name} is MISSING else {f.name}"
             else:
                 params.append(f"{f.name}=_default{i}" if f.default is not MISSING else f.name)
-                body.append(f"{setter}(self, {f.name})")
+                value = f.name
         elif f.factory is not MISSING:
-            body.append(f"{setter}(self, _factory{i}())")
+            value = f"_factory{i}()"
         elif f.default is not MISSING:
-            body.append(f"{setter}(self, _default{i})")
+            value = f"_default{i}"
+        else:
+            continue
+        body.append(f"_set{i}(self, {value})" if frozen else f"self.{f.name} = {value}")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n    " + ("\n    ".join(body) or "pass")
@@ -318,8 +334,9 @@ def _build(cls: type[T], eq: bool, frozen: bool) -> type[T]:
         elif "__hash__" not in cls.__dict__:
             namespace["__hash__"] = None
     if frozen:
-        namespace["__setattr__"] = _frozen_setattr
-        namespace["__delattr__"] = _frozen_delattr
+        if _FROZEN_AT_RUN_TIME:
+            namespace["__setattr__"] = _frozen_setattr
+            namespace["__delattr__"] = _frozen_delattr
         namespace.setdefault("__getstate__", _getstate)
         namespace.setdefault("__setstate__", _setstate)
     metaclass: Any = type(cls)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 import pickle
+import subprocess
+import sys
 
 import pytest
 
@@ -77,6 +80,7 @@ def test_bad_arguments_raise_type_error_in_both_init_tiers(call: object, message
 
 
 def test_frozen_value_semantics() -> None:
+    assert record_module._FROZEN_AT_RUN_TIME  # the tests run in strict mode (conftest)
     p = Point(1, 2, ["a"], note="x")
     with pytest.raises(dataclasses.FrozenInstanceError):
         p.x = 3  # type: ignore[misc]
@@ -95,6 +99,40 @@ def test_frozen_value_semantics() -> None:
     assert m == Mutable(2)
     with pytest.raises(TypeError):
         hash(m)
+
+
+_OUTSIDE_STRICT_MODE = """
+import pickle, sys
+from tests.core import test_record as t
+from inspector.core import record as record_module
+assert not record_module._FROZEN_AT_RUN_TIME
+t.test_construction_defaults_factories_and_post_init_match_in_both_init_tiers()
+t.test_pickle_copy_and_the_dataclasses_functions_still_work()
+p = t.Point(1, 2)
+assert (p == t.Point(1, 2, [], note="n"), hash(t.Pair(4, "x")) == hash(t.Pair(4)), repr(p)) == (
+    True, True, "Point(x=1, y=2, tags=[])")
+p.x = 5  # not refused at run time outside strict mode (mypy refuses it everywhere)
+assert p.x == 5
+print("ok")
+"""
+
+
+def test_outside_strict_mode_records_are_built_by_plain_stores_with_the_same_values() -> None:
+    """The program's own mode: no refusing `__setattr__`, so the compiled `__init__` stores fields
+    directly; construction, defaults, factories, `__post_init__`, equality, hash and pickling
+    must be the same as under the tests' strict mode."""
+    env = {k: v for k, v in os.environ.items() if k != "CRASH_INSPECTOR_STRICT"}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run(
+        [sys.executable, "-c", _OUTSIDE_STRICT_MODE],
+        check=False,
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
 
 
 def test_pickle_copy_and_the_dataclasses_functions_still_work() -> None:
