@@ -166,6 +166,9 @@ def main() -> int:
     parser.add_argument(
         "--profile", action="store_true", help="print a profile of the main thread (one warm run)"
     )
+    parser.add_argument(
+        "--summary", type=Path, help="also write the medians (seconds) here as JSON (run_all.py)"
+    )
     options = parser.parse_args()
     if options.quick:
         options.runs = 1
@@ -215,6 +218,11 @@ def main() -> int:
         )
     worst = max(r["max_stall"] for results in rows.values() for r in results) * 1000
     print(f"worst single stall over all runs: {worst:.1f} ms (goal: warm median <= 30 ms)")
+    if options.summary:
+        stalls = {
+            name: statistics.median([r["max_stall"] for r in results]) for name, results in rows.items()
+        }
+        options.summary.write_text(json.dumps({"max_stall": stalls, "worst": worst / 1000}, indent=1))
     return 0
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import os
 import statistics
 import sys
@@ -60,6 +61,9 @@ def main(argv: list[str]) -> int:
         "--reference", type=Path, default=Path(os.environ.get("MINIDUMP_STACKWALK", REFERENCE))
     )
     parser.add_argument("--no-bytecode", action="store_true", help="children compile our modules from source")
+    parser.add_argument(
+        "--summary", type=Path, help="also write the medians (seconds) here as JSON (run_all.py)"
+    )
     args = parser.parse_args(argv)
     for needed in (args.dump, args.symbols, args.reference):
         if not needed.exists():
@@ -124,6 +128,8 @@ def main(argv: list[str]) -> int:
     print(f"{'engine import minus bare python':<38} {engine:7.1f}ms   (goal ≤ 25 ms)")
     print(f"{'our stackwalk minus bare python':<38} {(med['our stackwalk --json'] - bare) * 1000:7.1f}ms")
     print(f"our stackwalk / reference: {med['our stackwalk --json'] / ref:.1f}x (goal ≤ 5x)")
+    if args.summary:
+        args.summary.write_text(json.dumps({"wall": med, "runs": args.runs}, indent=1))
     return 0
 
 

@@ -109,6 +109,9 @@ def main() -> None:
     parser.add_argument("--lookups", type=int, default=500)
     parser.add_argument("--no-reference", action="store_true", help="skip minidump-stackwalk")
     parser.add_argument("--no-stackwalk", action="store_true", help="skip our whole stackwalk")
+    parser.add_argument(
+        "--summary", type=Path, help="also write the medians (seconds) here as JSON (run_all.py)"
+    )
     args = parser.parse_args()
 
     perf = find_perf_symbols(args.perf_symbols)
@@ -197,6 +200,8 @@ def main() -> None:
     print(
         f"(this machine: {os.cpu_count()} CPUs; peak RSS via getrusage(RUSAGE_CHILDREN) of a wrapper per run)"
     )
+    if args.summary:
+        args.summary.write_text(json.dumps({label: row["wall"] for label, row in rows}, indent=1))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@
 7. batch triage: 10 copies of every corpus minidump with 2 workers vs minidump-stackwalk under
    `xargs -P 2`, and our per-worker peak RSS at 720, 2,160 and 7,200 dumps.
 
+At the end, issue 18's table: every row beside the reference of the same run, with its goal.
+
 Benchmarks are not tests; run them on a quiet machine. Inputs beside the project
 (../shared/...) or in bench/data/ (git-ignored). `--quick` runs fewer repetitions.
 """
@@ -23,11 +25,14 @@ Benchmarks are not tests; run them on a quiet machine. Inputs beside the project
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -75,6 +80,96 @@ def torch_fidelity(perf_symbols: Path) -> int:
         )
 
 
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        loaded: dict[str, Any] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return loaded
+
+
+def issue18_table(summaries: Path) -> None:
+    """Issue 18's six rows from the benchmarks' summaries (a row whose benchmark failed says so)."""
+    startup = _read(summaries / "startup.json").get("wall", {})
+    torch = _read(summaries / "torch.json")
+    corpus = _read(summaries / "corpus.json")
+    gui = _read(summaries / "gui.json").get("max_stall", {})
+    rows: list[tuple[str, str, str, str, str, bool | None]] = []
+
+    def ratio_row(label: str, ours: float | None, ref: float | None, goal: float, unit: str = "s") -> None:
+        if ours is None or ref is None:
+            rows.append((label, "-", "-", "-", f"≤ {goal}×", None))
+            return
+        scale, fmt = (1000.0, "{:.1f} ms") if unit == "ms" else (1.0, "{:.3f} s")
+        ratio = ours / ref
+        rows.append(
+            (
+                label,
+                fmt.format(ours * scale),
+                fmt.format(ref * scale),
+                f"{ratio:.2f}×",
+                f"≤ {goal}×",
+                ratio <= goal,
+            )
+        )
+
+    ref_startup = startup.get("reference minidump-stackwalk --json")
+    ratio_row(
+        "one `stackwalk --json` process, bundled sample",
+        startup.get("our stackwalk --json"),
+        ref_startup,
+        5,
+        unit="ms",
+    )
+    bare, engine = startup.get("bare python -c pass"), startup.get("engine import")
+    if bare is not None and engine is not None:
+        over = (engine - bare) * 1000
+        rows.append(
+            (
+                f"engine import minus bare `python -c pass` ({bare * 1000:.1f} ms)",
+                f"{over:.1f} ms",
+                "—",
+                "—",
+                "≤ 25 ms",
+                over <= 25,
+            )
+        )
+    else:
+        rows.append(("engine import minus bare python", "-", "-", "-", "≤ 25 ms", None))
+    ref_torch = torch.get("reference minidump-stackwalk, whole run")
+    ratio_row(
+        "torch-autograd, warm index cache",
+        torch.get("our stackwalk --json, whole run, warm"),
+        ref_torch,
+        0.15,
+    )
+    ratio_row(
+        "torch-autograd, empty cache", torch.get("our stackwalk --json, whole run, cold"), ref_torch, 0.6
+    )
+    ratio_row(
+        "public corpus in one process, warm",
+        corpus.get("ours, one process, warm cache"),
+        corpus.get("reference minidump-stackwalk, summed over cases"),
+        0.8,
+    )
+    stall = gui.get("warm")
+    rows.append(
+        (
+            "GUI: longest main-thread stall, torch, warm (median)",
+            "-" if stall is None else f"{stall * 1000:.1f} ms",
+            "—",
+            "—",
+            "≤ 30 ms",
+            None if stall is None else stall * 1000 <= 30,
+        )
+    )
+    print("| measure | ours | reference | ratio | goal | met |")
+    print("| --- | ---: | ---: | ---: | ---: | :-: |")
+    for label, ours, ref, ratio, goal, met in rows:
+        mark = "no result" if met is None else ("yes" if met else "no")
+        print(f"| {label} | {ours} | {ref} | {ratio} | {goal} | {mark} |")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -93,6 +188,7 @@ def main(argv: list[str]) -> int:
     reference = str(args.peers / "minidump-stackwalk")
     failures = 0
     python = sys.executable
+    summaries = Path(tempfile.mkdtemp(prefix="bench-summaries-"))
 
     section("0. start-up: one stackwalk --json process on a small real crash, and the engine import")
     failures += (
@@ -104,6 +200,8 @@ def main(argv: list[str]) -> int:
                 "5" if args.quick else "15",
                 "--reference",
                 reference,
+                "--summary",
+                str(summaries / "startup.json"),
             ]
         )
         != 0
@@ -121,6 +219,8 @@ def main(argv: list[str]) -> int:
                 str(args.perf_symbols),
                 "--peers",
                 str(args.peers),
+                "--summary",
+                str(summaries / "torch.json"),
             ]
         )
         != 0
@@ -138,6 +238,8 @@ def main(argv: list[str]) -> int:
                 "2" if args.quick else "3",
                 "--reference",
                 reference,
+                "--json",
+                str(summaries / "corpus.json"),
             ]
         )
         != 0
@@ -160,7 +262,8 @@ def main(argv: list[str]) -> int:
 
     section("4. GUI: main-thread stalls and time to first frame on the torch case")
     gui = BENCH / "bench_gui_responsiveness.py"
-    failures += run([python, str(gui)] + (["--quick"] if args.quick else [])) != 0
+    gui_summary = ["--summary", str(summaries / "gui.json")]
+    failures += run([python, str(gui), *gui_summary] + (["--quick"] if args.quick else [])) != 0
 
     section("5. symbol servers: lazy against prefetched downloads (local HTTP server)")
     failures += run([python, str(BENCH / "bench_symbol_server.py")]) != 0
@@ -173,6 +276,10 @@ def main(argv: list[str]) -> int:
     if args.quick:
         triage += ["--runs", "1", "--scale-copies", ""]
     failures += run(triage) != 0
+
+    section("Issue 18: start-up and throughput, every row beside the reference of this run")
+    issue18_table(summaries)
+    shutil.rmtree(summaries, ignore_errors=True)
     return 1 if failures else 0
 
 

@@ -32,7 +32,6 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 from inspector import __version__
 from inspector.cli_common import HelpFormatter, UsageError, failure_message, parse_arguments, write_stdout
@@ -411,7 +410,8 @@ def _run(args: argparse.Namespace, logs: _Logs) -> int:
 
 def _write_file(path: str, text: str, what: str, logs: _Logs) -> bool:
     try:
-        Path(path).write_text(text, encoding="utf-8", newline="")  # the bytes stdout would get
+        with open(path, "w", encoding="utf-8", newline="") as out:  # the bytes stdout would get
+            out.write(text)
     except OSError as exc:
         logs.error(f"cannot write the {what} file {path}: {exc.strerror}")
         return False
@@ -458,10 +458,10 @@ def _walk(dump: Minidump, args: argparse.Namespace) -> ProcessState:
     walk = WalkOptions(policy=policy, max_frames=args.max_frames)
     if args.features == "unstable-all":
         walk = WalkOptions.rust_minidump_main(policy=walk.policy, max_frames=walk.max_frames)
-    cache = Path(args.symbols_cache) if args.symbols_cache else None
+    cache: str | None = args.symbols_cache or None
     options = ProcessOptions(
         symbol_paths=(*args.symbols_path, *args.symbol_paths),  # minidump-stackwalk's order
-        symbols_cache=None if cache is None else cache / "index",
+        symbols_cache=None if cache is None else os.path.join(cache, "index"),
         use_symbols_cache=not args.no_symbols_cache,
         walk=walk,
         symbol_servers=_servers(args, cache),
@@ -484,7 +484,7 @@ def _walk(dump: Minidump, args: argparse.Namespace) -> ProcessState:
     return state
 
 
-def _servers(args: argparse.Namespace, cache: Path | None) -> SymbolServerOptions | None:
+def _servers(args: argparse.Namespace, cache: str | None) -> SymbolServerOptions | None:
     """The symbol-server options, or None when neither a server nor `--offline` is given."""
     debuginfod = _debuginfod_urls(args)
     if not args.symbols_url and not debuginfod and not args.offline:
@@ -495,7 +495,7 @@ def _servers(args: argparse.Namespace, cache: Path | None) -> SymbolServerOption
     return server_options_for(
         args.symbols_url,
         debuginfod=debuginfod,
-        downloads=None if cache is None else cache / "symbols",
+        downloads=None if cache is None else os.path.join(cache, "symbols"),
         keep_downloads=not args.no_symbols_cache,
         partial_dir=args.symbols_tmp,
         offline=args.offline,
