@@ -43,7 +43,7 @@ else:
         return lambda function: function
 
 
-__all__ = ["field", "record", "replace"]
+__all__ = ["Record", "RecordType", "field", "record", "replace"]
 
 
 class _Missing:
@@ -103,12 +103,15 @@ def _is_class_var(annotation: object) -> bool:
     return text.startswith(("ClassVar", "typing.ClassVar"))
 
 
-def _collect(cls: type, namespace: dict[str, Any]) -> tuple[list[_Field], list[str]]:
+def _collect(
+    qualname: str, bases: tuple[type, ...], namespace: dict[str, Any]
+) -> tuple[list[_Field], list[str]]:
     """Every field in constructor order (bases first) and the names this class adds."""
     fields: dict[str, _Field] = {}
-    for base in reversed(cls.__mro__[1:]):
-        for f in base.__dict__.get("__record_fields__", ()):
-            fields[f.name] = f
+    for base in reversed(bases):
+        for klass in reversed(base.__mro__):
+            for f in klass.__dict__.get("__record_fields__", ()):
+                fields[f.name] = f
     own: list[str] = []
     for name, annotation in namespace.get("__annotations__", {}).items():
         if _is_class_var(annotation):
@@ -125,7 +128,7 @@ def _collect(cls: type, namespace: dict[str, Any]) -> tuple[list[_Field], list[s
         if f.default is not MISSING or f.factory is not MISSING:
             seen_default = True
         elif seen_default:
-            raise TypeError(f"non-default argument {f.name!r} follows default argument in {cls.__qualname__}")
+            raise TypeError(f"non-default argument {f.name!r} follows default argument in {qualname}")
     return list(fields.values()), own
 
 
@@ -141,7 +144,8 @@ def _compile_init(cls: type) -> Callable[..., None]:
     body: list[str] = []
     # Frozen at run time: each field goes through its slot's member descriptor, past the
     # refusing `__setattr__`; otherwise a plain store into the slot, the fastest Python has.
-    frozen = cls.__setattr__ is _frozen_setattr  # type: ignore[comparison-overlap]
+    setattr_: Any = cls.__setattr__
+    frozen = setattr_ is _frozen_setattr
     for i, f in enumerate(fields):
         if frozen:
             scope[f"_set{i}"] = getattr(cls, f.name).__set__
@@ -314,9 +318,11 @@ def _key(fields: list[_Field]) -> Callable[[Any], Any]:
     return attrgetter(*compared)
 
 
-def _build(cls: type[T], eq: bool, frozen: bool) -> type[T]:
-    namespace = dict(cls.__dict__)
-    fields, own = _collect(cls, namespace)
+def _record_namespace(
+    qualname: str, bases: tuple[type, ...], namespace: dict[str, Any], eq: bool, frozen: bool
+) -> dict[str, Any]:
+    """The class body of a record, completed: slots, fields, and the shared methods it lacks."""
+    fields, own = _collect(qualname, bases, namespace)
     for name in ("__dict__", "__weakref__"):
         namespace.pop(name, None)
     namespace["__slots__"] = tuple(own)
@@ -327,11 +333,12 @@ def _build(cls: type[T], eq: bool, frozen: bool) -> type[T]:
         namespace["__init__"] = _tiered_init
     namespace.setdefault("__repr__", _repr)
     if eq:
+        has_hash = "__hash__" in namespace
         namespace.setdefault("__eq__", _eq)
         namespace["__record_key__"] = _key(fields)
         if frozen:
             namespace.setdefault("__hash__", _hash)
-        elif "__hash__" not in cls.__dict__:
+        elif not has_hash:
             namespace["__hash__"] = None
     if frozen:
         if _FROZEN_AT_RUN_TIME:
@@ -339,9 +346,46 @@ def _build(cls: type[T], eq: bool, frozen: bool) -> type[T]:
             namespace["__delattr__"] = _frozen_delattr
         namespace.setdefault("__getstate__", _getstate)
         namespace.setdefault("__setstate__", _setstate)
+    return namespace
+
+
+def _build(cls: type[T], eq: bool, frozen: bool) -> type[T]:
+    namespace = _record_namespace(cls.__qualname__, cls.__bases__, dict(cls.__dict__), eq, frozen)
     metaclass: Any = type(cls)
     built: type[T] = metaclass(cls.__name__, cls.__bases__, namespace)
     return built
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+class RecordType(type):
+    """The metaclass of `Record`: the class body becomes a record as the class is created, once.
+
+    A decorator receives a class already built, and slots can only be given when a class is
+    created, so `@record` built every class twice (each creation fills ~80 type slots: about
+    25 µs a class on this machine, a twentieth of importing the engine). Class keywords give
+    the options: `class Identity(Record, eq=False)`, `class Scratch(Record, frozen=False)`.
+    """
+
+    def __new__(
+        mcls,
+        name: str,
+        bases: tuple[type, ...],
+        namespace: dict[str, Any],
+        *,
+        eq: bool = True,
+        frozen: bool = True,
+    ) -> RecordType:
+        if bases:  # not `Record` itself
+            qualname = namespace.get("__qualname__", name)
+            namespace = _record_namespace(qualname, bases, namespace, eq, frozen)
+        return super().__new__(mcls, name, bases, namespace)
+
+
+class Record(metaclass=RecordType):
+    """Base of the engine's value classes: `class Frame(Record):` with annotated fields (see the
+    module's docstring)."""
+
+    __slots__ = ()
 
 
 if TYPE_CHECKING:
