@@ -17,7 +17,10 @@ again: small entries, once validated, are kept in memory for the whole process (
 bounded) and used again while the entry file is the same one (device, inode, size, mtime),
 the `.sym` file has the identity it was validated for, and the entry had settled (was older
 than `SETTLED_NS`) when it was kept — so that a change made in the same clock tick as the
-entry's last write cannot go unseen.
+entry's last write cannot go unseen. A kept image is shared read-only by every `SymbolFile`
+that opens it (closing one leaves it to the others) and is held in memory in full, where a
+mapped one holds only the pages lookups touched: `KEEP_TOTAL_BYTES` bounds the cache, and an
+image dropped from it lives on only while a file still uses it.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ SUFFIX = ".symidx"
 #: The application name of our user folders (platformdirs' `appname`).
 APP_NAME = "crash-inspector"
 #: entries up to this size are read into memory and kept for the process; larger ones are mapped
+#: for each file that uses them, as are entries written a moment ago
 KEEP_MAX_BYTES = 1 << 20
 #: the most bytes of entries kept at once (the least recently used go first)
 KEEP_TOTAL_BYTES = 32 << 20
@@ -233,8 +237,11 @@ class IndexCache:
                 if st.st_size == 0:
                     self._event("empty cache entry")
                     return None
-                if st.st_size <= KEEP_MAX_BYTES:
-                    data = f.read()  # small: bytes, which can be kept (a mapping would pin the file)
+                # kept: read into memory (a mapping would hold a descriptor, and on Windows stop the
+                # entry from being replaced); else mapped, so that only the pages lookups touch stay
+                keep = st.st_size <= KEEP_MAX_BYTES and settled(st.st_mtime_ns)
+                if keep:
+                    data = f.read()
                 else:
                     data = mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except FileNotFoundError:
@@ -243,7 +250,6 @@ class IndexCache:
         except OSError as exc:
             self._warn(f"cannot read symbol index cache {path}: {exc}")
             return None
-        keep = mapped is None and settled(st.st_mtime_ns)
         try:
             image = IndexImage(data, identity, owner=mapped, shared=keep)
         except IndexCacheError as exc:
