@@ -118,7 +118,7 @@ def test_zero_debug_id_and_wrong_code_id_is_not_matched(tmp_path: Path) -> None:
     found = supplier.load(NTDLL)
     assert (found.status, found.path, found.found_by) == (
         SymbolStatus.LOADED,
-        store / NTDLL_SYM.relative_to(STORE),
+        str(store / NTDLL_SYM.relative_to(STORE)),
         "code id",
     )
     assert found.match is not None and found.match.by is MatchedBy.CODE_ID
@@ -134,7 +134,11 @@ def test_a_store_laid_out_by_debug_id_is_searched_by_its_info_code_id_lines(tmp_
     module = Module("Z:\\tmp\\crash-inspector-windows-crashes\\run\\O1\\crashlab.exe", header.code_id.lower())
     supplier = SymbolSupplier([STORE], cache=IndexCache(None))
     result = supplier.load(module)
-    assert (result.status, result.path, result.found_by) == (SymbolStatus.LOADED, sym, "INFO CODE_ID line")
+    assert (result.status, result.path, result.found_by) == (
+        SymbolStatus.LOADED,
+        str(sym),
+        "INFO CODE_ID line",
+    )
     assert result.match is not None and result.match.by is MatchedBy.CODE_ID
     assert result.match.file.debug_id == header.debug_id
     # one digit off in the size: not this program
@@ -148,7 +152,7 @@ def test_a_single_sym_file_is_matched_by_its_info_code_id_line(tmp_path: Path) -
     supplier = SymbolSupplier([single])
     located = supplier.locate(Module("C:\\windows\\system32\\KERNEL32.DLL", "63F14E2B195000"))
     assert (located.path, located.found_by, located.matched_by) == (
-        single,
+        str(single),
         "INFO CODE_ID line",
         MatchedBy.CODE_ID,
     )
@@ -188,7 +192,7 @@ def test_the_index_is_cached_and_follows_changes_to_the_store(tmp_path: Path) ->
     count = len(list(STORE.rglob("*.sym")))
 
     first = StoreIndex(store, cache)
-    assert [p for p, _ in first.candidates(NTDLL)] == [store / NTDLL_SYM.relative_to(STORE)]
+    assert [p for p, _ in first.candidates(NTDLL)] == [str(store / NTDLL_SYM.relative_to(STORE))]
     assert (first.files_read, first.from_cache) == (count, 0)
     [entry] = _index_files(cache)
     document = json.loads(entry.read_text(encoding="utf-8"))
@@ -196,7 +200,7 @@ def test_the_index_is_cached_and_follows_changes_to_the_store(tmp_path: Path) ->
     assert len(document["files"]) == count
 
     second = StoreIndex(store, cache)
-    assert [p for p, _ in second.candidates(NTDLL)] == [store / NTDLL_SYM.relative_to(STORE)]
+    assert [p for p, _ in second.candidates(NTDLL)] == [str(store / NTDLL_SYM.relative_to(STORE))]
     assert (second.files_read, second.from_cache) == (0, count)  # not one header read again
     mtime = entry.stat().st_mtime_ns
 
@@ -213,9 +217,9 @@ def test_the_index_is_cached_and_follows_changes_to_the_store(tmp_path: Path) ->
 
     third = StoreIndex(store, cache)
     assert third.candidates(NTDLL) == []
-    assert [p for p, _ in third.candidates(NTDLL_WRONG_CODE_ID)] == [moved]
+    assert [p for p, _ in third.candidates(NTDLL_WRONG_CODE_ID)] == [str(moved)]
     kernel32 = Module("C:\\windows\\system32\\kernel32.dll", "63f14e2b195000")
-    assert [p for p, _ in third.candidates(kernel32)] == [store / "flat" / "k32.sym"]
+    assert [p for p, _ in third.candidates(kernel32)] == [str(store / "flat" / "k32.sym")]
     assert (third.files_read, third.from_cache) == (2, count - 2)
     assert entry.stat().st_mtime_ns != mtime  # rewritten
     assert len(json.loads(entry.read_text(encoding="utf-8"))["files"]) == count
@@ -227,11 +231,12 @@ def test_the_index_is_cached_and_follows_changes_to_the_store(tmp_path: Path) ->
 def test_a_damaged_cache_entry_is_rebuilt(tmp_path: Path, damage: bytes) -> None:
     cache = tmp_path / "cache"
     index = StoreIndex(STORE, cache)
-    path = index.cache_path()
-    assert path is not None
+    cache_path = index.cache_path()
+    assert cache_path is not None
+    path = Path(cache_path)
     cache.mkdir()
     path.write_bytes(damage)
-    assert [p for p, _ in index.candidates(NTDLL)] == [NTDLL_SYM]
+    assert [p for p, _ in index.candidates(NTDLL)] == [str(NTDLL_SYM)]
     assert index.from_cache == 0
     assert json.loads(path.read_text(encoding="utf-8"))["version"] == 1
 
@@ -240,7 +245,7 @@ def test_an_unwritable_cache_still_finds_the_files(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("x", encoding="utf-8")
     index = StoreIndex(STORE, blocker / "cache")
-    assert [p for p, _ in index.candidates(NTDLL)] == [NTDLL_SYM]
+    assert [p for p, _ in index.candidates(NTDLL)] == [str(NTDLL_SYM)]
     assert StoreIndex(STORE, None).candidates(NTDLL) == index.candidates(NTDLL)
 
 
@@ -273,4 +278,4 @@ def test_indexing_a_folder_can_be_cancelled(tmp_path: Path) -> None:
     with pytest.raises(Cancelled):
         supplier.locate(NTDLL, token)  # (`load` looks at the token first; `locate` only while indexing)
     assert not (tmp_path / "cache").exists()
-    assert supplier.load(NTDLL).path == store / "ntdll.sym"
+    assert supplier.load(NTDLL).path == str(store / "ntdll.sym")

@@ -128,13 +128,13 @@ def test_the_second_walk_opens_the_cached_conversion(tmp_path: Path) -> None:
     assert first.symbol_file is not None and first.symbol_file.index_source.startswith("built")
     assert first.source == "DWARF in the binary (symbol path)"
     assert first.cfi_sources == (f".eh_frame of {binaries[0] / 'ledger'}",)
-    converted = first.symbol_file.path
+    converted = Path(first.symbol_file.path)
     stamp = converted.stat().st_mtime_ns
     # the records and the CFI were written to files of their own first: none is left behind
     assert sorted(p.name for p in converted.parent.iterdir()) == [converted.name]
     second = SymbolSupplier(binaries, cache=IndexCache(tmp_path), local_modules=False).load(module)
     assert second.symbol_file is not None
-    assert second.symbol_file.path == converted and converted.stat().st_mtime_ns == stamp
+    assert second.symbol_file.path == str(converted) and converted.stat().st_mtime_ns == stamp
     assert second.symbol_file.index_source == "cache"
     first.symbol_file.close()
     second.symbol_file.close()
@@ -244,7 +244,7 @@ def test_cxx_names_stay_mangled_in_the_conversion_and_are_demangled_when_looked_
     supplier = SymbolSupplier([FIXTURES / "cxx_terminate" / "binaries"], cache=IndexCache(tmp_path))
     loaded = supplier.load(module)
     assert loaded.symbol_file is not None
-    text = loaded.symbol_file.path.read_text()
+    text = Path(loaded.symbol_file.path).read_text()
     assert "INFO NAMES mangled\n" in text and "\nFUNC " in text and " _ZN" in text
     # every FUNC of dump_syms' file: the same name by lookup
     compared = 0

@@ -120,6 +120,6 @@ def test_a_cancelled_token_stops_loading(symbols: Path) -> None:
 def test_status_reports_where_and_how_long(symbols: Path) -> None:
     symbolizer = Symbolizer(SymbolSupplier([symbols]))
     status = symbolizer.status(APP)
-    assert status.status is SymbolStatus.LOADED and status.path == symbols / "app" / "A0" / "app.sym"
+    assert status.status is SymbolStatus.LOADED and status.path == str(symbols / "app" / "A0" / "app.sym")
     assert status.load_seconds > 0 and status.found_by == "debug id"
     symbolizer.close()

@@ -11,6 +11,16 @@ concurrent writers do not corrupt each other.
 Every I/O failure (read-only or missing directory, disk full, permissions)
 turns the cache off for that operation with one logged warning per cache
 instance: symbols still load, only slower next time.
+
+A process that opens many dumps (a batch, the GUI) opens the same `.sym` files again and
+again: small entries, once validated, are kept in memory for the whole process (`_KEPT`,
+bounded) and used again while the entry file is the same one (device, inode, size, mtime),
+the `.sym` file has the identity it was validated for, and the entry had settled (was older
+than `SETTLED_NS`) when it was kept — so that a change made in the same clock tick as the
+entry's last write cannot go unseen. A kept image is shared read-only by every `SymbolFile`
+that opens it (closing one leaves it to the others) and is held in memory in full, where a
+mapped one holds only the pages lookups touched: `KEEP_TOTAL_BYTES` bounds the cache, and an
+image dropped from it lives on only while a file still uses it.
 """
 
 from __future__ import annotations
@@ -21,8 +31,8 @@ import mmap
 import os
 import sys
 import threading
+import time
 import zlib
-from pathlib import Path
 
 from inspector.core.logs import get_logger
 from inspector.core.symbols.errors import IndexCacheError
@@ -30,6 +40,7 @@ from inspector.core.symbols.index_format import IndexImage, SymbolIdentity
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 log = get_logger(__name__)
@@ -37,10 +48,79 @@ log = get_logger(__name__)
 SUFFIX = ".symidx"
 #: The application name of our user folders (platformdirs' `appname`).
 APP_NAME = "crash-inspector"
+#: entries up to this size are read into memory and kept for the process; larger ones are mapped
+#: for each file that uses them, as are entries written a moment ago
+KEEP_MAX_BYTES = 1 << 20
+#: the most bytes of entries kept at once (the least recently used go first)
+KEEP_TOTAL_BYTES = 32 << 20
+#: how old a file's modification time must be before its state is trusted by (size, mtime): a
+#: later change then gets another mtime even on file systems with a 2-second resolution (FAT)
+SETTLED_NS = 2_000_000_000
+
+
+def settled(mtime_ns: int) -> bool:
+    """The file was last changed long enough ago that any further change will show in its mtime."""
+    return time.time_ns() - mtime_ns > SETTLED_NS
+
+
+class _KeptImages:
+    """Validated index images by entry path, for the whole process (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        #: path -> (the entry's (st_dev, st_ino, st_size, st_mtime_ns), the `.sym` identity, the
+        #: image); insertion order is use order
+        self._images: dict[str, tuple[tuple[int, int, int, int], SymbolIdentity, IndexImage]] = {}
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._images)
+
+    def get(self, path: str, identity: SymbolIdentity) -> IndexImage | None:
+        """The image kept for this entry, while the entry and the `.sym` file are what it was made from."""
+        with self._lock:
+            kept = self._images.get(path)
+        if kept is None:
+            return None
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if _file_key(st) != kept[0] or kept[1] != identity:
+            return None
+        with self._lock:
+            if self._images.get(path) is kept:
+                self._images[path] = self._images.pop(path)  # the most recently used
+        return kept[2]
+
+    def keep(self, path: str, st: os.stat_result, identity: SymbolIdentity, image: IndexImage) -> None:
+        with self._lock:
+            old = self._images.pop(path, None)
+            if old is not None:
+                self.bytes -= old[0][2]
+            while self._images and self.bytes + st.st_size > KEEP_TOTAL_BYTES:
+                # the least recently used; files that use it keep it alive until they are closed
+                self.bytes -= self._images.pop(next(iter(self._images)))[0][2]
+            self._images[path] = (_file_key(st), identity, image)
+            self.bytes += st.st_size
+
+
+def _file_key(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+_KEPT = _KeptImages()
 
 
 def user_cache_directory() -> Path:
-    """`platformdirs.user_cache_dir("crash-inspector")`: where our indexes and downloads live.
+    """`platformdirs.user_cache_dir("crash-inspector")`: where our indexes and downloads live."""
+    from pathlib import Path  # the GUI's folders; the engine uses `_user_cache_text`
+
+    return Path(_user_cache_text())
+
+
+def _user_cache_text() -> str:
+    """`user_cache_directory()` as a string.
 
     On Linux and the BSDs with an absolute `$XDG_CACHE_HOME` or `$HOME` (nearly always) the folder
     is decided here by platformdirs' own XDG rule: importing platformdirs (with tempfile, shutil,
@@ -52,12 +132,12 @@ def user_cache_directory() -> Path:
         xdg = os.environ.get("XDG_CACHE_HOME", "")
         home = os.environ.get("HOME", "")
         if os.path.isabs(xdg):
-            return Path(xdg, APP_NAME)
+            return path_text(os.path.join(xdg, APP_NAME))
         if os.path.isabs(home):
-            return Path(home, ".cache", APP_NAME)
+            return path_text(os.path.join(home, ".cache", APP_NAME))
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir(APP_NAME))
+    return path_text(platformdirs.user_cache_dir(APP_NAME))
 
 
 def default_cache_directory() -> Path:
@@ -70,7 +150,26 @@ def default_download_directory() -> Path:
     return user_cache_directory() / "symbols"
 
 
-def write_atomically(path: Path, data: Any) -> OSError | None:
+def path_text(path: str | os.PathLike[str]) -> str:
+    """`str(pathlib.Path(path))`, without importing pathlib on POSIX systems.
+
+    The symbol side works on strings (a `Path` per probe cost the walk more than the probe
+    itself), but paths are shown to people and written to reports as `Path` spelled them
+    before: empty and `.` components dropped, no trailing separator, `.` for nothing.
+    """
+    text = os.fspath(path)
+    if os.sep != "/" or os.altsep is not None:
+        from pathlib import Path
+
+        return str(Path(text))
+    root = ""
+    if text.startswith("/"):
+        root = "//" if text.startswith("//") and not text.startswith("///") else "/"
+    parts = [part for part in text.split("/") if part and part != "."]
+    return root + "/".join(parts) if root or parts else "."
+
+
+def write_atomically(path: str, data: Any) -> OSError | None:
     """Write `data` (bytes-like) to a temporary file beside `path` and rename it over `path`.
 
     A reader never sees half a file and concurrent writers do not corrupt each other.
@@ -80,8 +179,9 @@ def write_atomically(path: Path, data: Any) -> OSError | None:
 
     tmp_name = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+        folder = os.path.dirname(path)
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(path)[1], dir=folder)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp_name, path)
@@ -99,7 +199,7 @@ class IndexCache:
     """A directory of symbol indexes; `None` as directory means "no cache"."""
 
     def __init__(self, directory: str | os.PathLike[str] | None) -> None:
-        self.directory = None if directory is None else Path(directory)
+        self.directory = None if directory is None else path_text(directory)
         self._warned = False
         self._lock = threading.Lock()
         #: what happened on recent loads and stores (newest last), for status displays and tests
@@ -107,31 +207,43 @@ class IndexCache:
 
     @classmethod
     def default(cls) -> IndexCache:
-        return cls(default_cache_directory())
+        return cls(os.path.join(_user_cache_text(), "symbol-index"))
 
     @property
     def enabled(self) -> bool:
         return self.directory is not None
 
-    def path_for(self, identity: SymbolIdentity) -> Path | None:
+    def path_for(self, identity: SymbolIdentity) -> str | None:
         if self.directory is None:
             return None
         raw = identity.encoded_path()
         leaf = "".join(c if c.isalnum() or c in "._-" else "_" for c in os.path.basename(identity.path))[:64]
-        return self.directory / f"{leaf}-{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{SUFFIX}"
+        return os.path.join(self.directory, f"{leaf}-{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{SUFFIX}")
 
     def load(self, identity: SymbolIdentity) -> IndexImage | None:
         """A validated index for the `.sym` file, or None (absent, stale or damaged: rebuild it)."""
         path = self.path_for(identity)
         if path is None:
             return None
+        image = _KEPT.get(path, identity)
+        if image is not None:
+            self._event("loaded from cache")
+            return image
+        mapped = None
+        data: bytes | mmap.mmap
         try:
             with open(path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size == 0:
+                st = os.fstat(f.fileno())
+                if st.st_size == 0:
                     self._event("empty cache entry")
                     return None
-                mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                # kept: read into memory (a mapping would hold a descriptor, and on Windows stop the
+                # entry from being replaced); else mapped, so that only the pages lookups touch stay
+                keep = st.st_size <= KEEP_MAX_BYTES and settled(st.st_mtime_ns)
+                if keep:
+                    data = f.read()
+                else:
+                    data = mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except FileNotFoundError:
             self._event("no cache entry")
             return None
@@ -139,13 +251,16 @@ class IndexCache:
             self._warn(f"cannot read symbol index cache {path}: {exc}")
             return None
         try:
-            image = IndexImage(mapped, identity, owner=mapped)
+            image = IndexImage(data, identity, owner=mapped, shared=keep)
         except IndexCacheError as exc:
             self._event(f"cache entry rejected: {exc.code}: {exc}")
             log.info("rebuilding symbol index %s: %s", path, exc)
-            mapped.close()
+            if mapped is not None:
+                mapped.close()
             return None
-        if hasattr(mmap, "MADV_DONTNEED"):
+        if keep:
+            _KEPT.keep(path, st, identity, image)
+        elif mapped is not None and hasattr(mmap, "MADV_DONTNEED"):
             # validation touched every page; lookups will touch only a few of them again
             with contextlib.suppress(OSError):
                 mapped.madvise(mmap.MADV_DONTNEED)

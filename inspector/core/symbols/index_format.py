@@ -211,7 +211,7 @@ class IndexImage:
     directly, so opening costs O(number of sections), not O(records).
     """
 
-    __slots__ = ("_arrays", "_buffer", "_owner", "_views", "summary")
+    __slots__ = ("_arrays", "_buffer", "_owner", "_shared", "_views", "summary")
 
     def __init__(
         self,
@@ -220,13 +220,17 @@ class IndexImage:
         *,
         verify_checksum: bool = True,
         owner: Any = None,
+        shared: bool = False,
     ) -> None:
         """Validate `buffer`; `owner` (e.g. the mmap of the cache file) is closed by `release()`.
 
+        `shared`: the image is kept for the whole process and used by several `SymbolFile`s at
+        once (`IndexCache`), so `release()` leaves it alone; such an image holds bytes, no mapping.
         Raises an `IndexCacheError` subclass (and holds no views of `buffer`) when invalid.
         """
         self._buffer = buffer
         self._owner = owner
+        self._shared = False
         self._views: list[memoryview] = []
         self._arrays: dict[Section, memoryview] = {}
         try:
@@ -236,6 +240,7 @@ class IndexImage:
             self.release()
             self._owner = owner
             raise
+        self._shared = shared
 
     def _validate(self, identity: SymbolIdentity | None, verify_checksum: bool) -> None:
         view = memoryview(self._buffer)
@@ -327,6 +332,8 @@ class IndexImage:
 
     def release(self) -> None:
         """Drop every view (so that the underlying mmap can be closed) and close the owner."""
+        if self._shared:
+            return  # other files use it; the bytes go when the last of them does
         self._arrays = {}
         for view in reversed(self._views):
             with contextlib.suppress(BufferError):  # a view still exported elsewhere

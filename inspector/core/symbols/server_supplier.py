@@ -281,7 +281,7 @@ class ServerSymbolSupplier(SymbolSupplier):
                 cached_objects.append(FoundObject(str(cached), _origin(lookup), url, _matched_by(lookup)))
             elif cached is not None:
                 status = DownloadStatus(DownloadState.CACHED)
-                return Located(cached, tuple(tried), "download cache", status, MatchedBy(lookup.kind))
+                return Located(str(cached), tuple(tried), "download cache", status, MatchedBy(lookup.kind))
         for found in list(cached_objects):
             pe = found.path if found.origin == "symbol server" else None
             then = None if pe is None else pdb_lookup_through_pe(module_key(module), Path(pe))
@@ -326,7 +326,7 @@ class ServerSymbolSupplier(SymbolSupplier):
         tried.extend(a.url for a in outcome.attempts)
         if job.path is None:
             return Located(None, tuple(tried), download=outcome)
-        return Located(job.path, tuple(tried), "symbol server", outcome, job.matched_by)
+        return Located(str(job.path), tuple(tried), "symbol server", outcome, job.matched_by)
 
     # ---- prefetching ----------------------------------------------------------------------
 

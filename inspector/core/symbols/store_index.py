@@ -23,11 +23,10 @@ import json
 import os
 import threading
 import zlib
-from pathlib import Path
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
-from inspector.core.symbols.cache import write_atomically
+from inspector.core.symbols.cache import path_text, write_atomically
 from inspector.core.symbols.identity import ObjectIdentity, leaf, match, sym_identity
 from inspector.core.symbols.line_parser import parse_info
 from inspector.core.symbols.symbol_file import MAX_MODULE_LINE, parse_module_line
@@ -49,7 +48,7 @@ CANCEL_STRIDE = 256
 _Stat = tuple[int, int]  # size, mtime_ns
 
 
-def read_header(path: Path) -> ObjectIdentity | None:
+def read_header(path: str) -> ObjectIdentity | None:
     """A `.sym` file's MODULE and `INFO CODE_ID` lines as an identity; None without a MODULE line."""
     try:
         with open(path, "rb") as f:
@@ -80,18 +79,18 @@ def _key(code_file: str, code_id: str) -> tuple[str, str]:
 class StoreIndex:
     """The `.sym` files under `root` by (code file leaf, CODE ID); built on first use, cached on disk."""
 
-    def __init__(self, root: Path, cache_dir: Path | None) -> None:
-        self.root = root
-        self.cache_dir = cache_dir
+    def __init__(self, root: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None) -> None:
+        self.root = path_text(root)
+        self.cache_dir = None if cache_dir is None else path_text(cache_dir)
         self._lock = threading.Lock()
-        self._by_code: dict[tuple[str, str], list[tuple[Path, ObjectIdentity]]] | None = None
+        self._by_code: dict[tuple[str, str], list[tuple[str, ObjectIdentity]]] | None = None
         #: what the last build did, for tests and status displays
         self.files_read = 0
         self.from_cache = 0
 
     def candidates(
         self, module: ModuleIdentity, cancel: CancelToken = NEVER
-    ) -> list[tuple[Path, ObjectIdentity]]:
+    ) -> list[tuple[str, ObjectIdentity]]:
         """The files whose MODULE / INFO CODE_ID lines match the module by code id, in path order.
 
         The first call builds the index; `cancel` stops that (raising `Cancelled`), and the
@@ -107,7 +106,7 @@ class StoreIndex:
 
     # ---- building ----------------------------------------------------------------------------
 
-    def _build(self, cancel: CancelToken) -> dict[tuple[str, str], list[tuple[Path, ObjectIdentity]]]:
+    def _build(self, cancel: CancelToken) -> dict[tuple[str, str], list[tuple[str, ObjectIdentity]]]:
         cached = self._load_cache()
         entries: dict[str, tuple[_Stat, ObjectIdentity | None]] = {}
         for n, (relative, stat) in enumerate(self._walk(cancel)):
@@ -118,17 +117,21 @@ class StoreIndex:
                 entries[relative] = old
                 self.from_cache += 1
             else:
-                entries[relative] = (stat, read_header(self.root / relative))
+                entries[relative] = (stat, read_header(self._full(relative)))
                 self.files_read += 1
         if entries != cached:
             self._store_cache(entries)
-        by_code: dict[tuple[str, str], list[tuple[Path, ObjectIdentity]]] = {}
+        by_code: dict[tuple[str, str], list[tuple[str, ObjectIdentity]]] = {}
         for relative in sorted(entries):
             identity = entries[relative][1]
             if identity is not None and identity.code_id and identity.code_file:
                 key = _key(identity.code_file, identity.code_id)
-                by_code.setdefault(key, []).append((self.root / relative, identity))
+                by_code.setdefault(key, []).append((self._full(relative), identity))
         return by_code
+
+    def _full(self, relative: str) -> str:
+        """The path of a file of the index (its key has `/` separators on every system)."""
+        return os.path.join(self.root, *relative.split("/"))
 
     def _walk(self, cancel: CancelToken) -> list[tuple[str, _Stat]]:
         """(path relative to the root with `/` separators, (size, mtime_ns)) of every `.sym` file."""
@@ -138,7 +141,7 @@ class StoreIndex:
         while pending:
             relative_dir = pending.pop()
             try:
-                with os.scandir(self.root / relative_dir) as it:
+                with os.scandir(os.path.join(self.root, relative_dir)) as it:
                     entries = list(it)
             except OSError:
                 continue
@@ -161,19 +164,21 @@ class StoreIndex:
 
     # ---- the on-disk cache -------------------------------------------------------------------
 
-    def cache_path(self) -> Path | None:
+    def cache_path(self) -> str | None:
         if self.cache_dir is None:
             return None
         real = os.path.realpath(self.root).encode("utf-8", "surrogateescape")
-        name = "".join(c if c.isalnum() or c in "._-" else "_" for c in self.root.name)[:64] or "root"
-        return self.cache_dir / f"{name}-{zlib.crc32(real):08x}{zlib.adler32(real):08x}{SUFFIX}"
+        leaf = "" if self.root == "." else os.path.basename(self.root)  # as `Path.name`
+        name = "".join(c if c.isalnum() or c in "._-" else "_" for c in leaf)[:64] or "root"
+        return os.path.join(self.cache_dir, f"{name}-{zlib.crc32(real):08x}{zlib.adler32(real):08x}{SUFFIX}")
 
     def _load_cache(self) -> dict[str, tuple[_Stat, ObjectIdentity | None]]:
         path = self.cache_path()
         if path is None:
             return {}
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
+            with open(path, encoding="utf-8") as f:
+                document = json.loads(f.read())
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:

@@ -32,15 +32,16 @@ unreadable.
 from __future__ import annotations
 
 import enum
+import functools
 import os
+import stat
 import threading
 import time
 from collections.abc import Iterable
-from pathlib import Path
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.record import record
-from inspector.core.symbols.cache import IndexCache
+from inspector.core.symbols.cache import IndexCache, path_text
 from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.identity import (
     MatchedBy,
@@ -115,7 +116,7 @@ class PathProblem:
 class Located:
     """Where a module's symbol file is (`path` None: nowhere), what was tried, and how it was found."""
 
-    path: Path | None
+    path: str | None
     tried: tuple[str, ...]
     found_by: str | None = None  # "debug id", "MODULE line", "code id", "download cache", "symbol server"
     download: DownloadStatus | None = None  # symbol servers only
@@ -144,7 +145,7 @@ class ModuleSymbols:
 
     status: SymbolStatus
     symbol_file: SymbolFile | None = None
-    path: Path | None = None
+    path: str | None = None
     tried: tuple[str, ...] = ()
     found_by: str | None = None
     damage: DamageReport | None = None
@@ -197,13 +198,12 @@ class ModuleSymbols:
         return self.damage is not None and self.damage.rust_minidump_rejects
 
 
-def _is_file(path: Path) -> bool:
-    """`Path.is_file`, but False when the path cannot even be asked about: a module name from a
-    dump can make it longer than the system allows (ENAMETOOLONG), which `is_file` raises."""
+def _kind(path: str) -> int:
+    """The symbol path's file type (`stat.S_IFDIR`, `stat.S_IFREG`, …); 0 when it cannot be asked about."""
     try:
-        return path.is_file()
-    except OSError:
-        return False
+        return stat.S_IFMT(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return 0
 
 
 class SymbolSupplier:
@@ -217,40 +217,45 @@ class SymbolSupplier:
         code_id_fallback: bool = True,
         local_modules: bool = True,
     ) -> None:
-        self.paths = tuple(Path(p) for p in symbol_paths)
+        #: the symbol paths as `str(Path(p))` spells them (strings: a `Path` per probe cost more
+        #: than the probe)
+        self.paths = tuple(path_text(p) for p in symbol_paths)
         self.cache = cache
         self.code_id_fallback = code_id_fallback
         #: also use the modules' own files on this machine (and /usr/lib/debug) when they match
         self.local_modules = local_modules
-        self.problems = tuple(p for p in (_check_path(path) for path in self.paths) if p is not None)
-        self._headers: dict[Path, ObjectIdentity | None] = {}
-        self._store_indexes: dict[Path, StoreIndex] = {}
+        checked = [_check_path(path) for path in self.paths]
+        self.problems = tuple(problem for _, problem in checked if problem is not None)
+        self._kinds = tuple(kind for kind, _ in checked)
+        self._headers: dict[str, ObjectIdentity | None] = {}
+        self._store_indexes: dict[str, StoreIndex] = {}
         self._lock = threading.Lock()
         self._objects: ObjectSources | None = None
 
     def locate(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> Located:
         """Where the module's file is; `cancel` can stop the one slow step, indexing a folder."""
         tried: list[str] = []
-        relative = debug_id_path(module)
-        if relative is not None:
-            for path in self.paths:
-                if path.is_dir():
-                    candidate = path / relative
-                    tried.append(str(candidate))
-                    if _is_file(candidate):
+        kinds = self._path_kinds()
+        components = debug_id_components(module)
+        if components is not None:
+            for path, kind in zip(self.paths, kinds, strict=True):
+                if kind == stat.S_IFDIR:
+                    candidate = os.path.join(path, *components)
+                    tried.append(candidate)
+                    if os.path.isfile(candidate):  # False for a name too long to ask about, too
                         return Located(candidate, tuple(tried), "debug id", matched_by=MatchedBy.DEBUG_ID)
-                elif path.is_file():
-                    tried.append(str(path))
+                elif kind == stat.S_IFREG:
+                    tried.append(path)
                     if self._header_matches(path, module) is MatchedBy.DEBUG_ID:
                         return Located(path, tuple(tried), "MODULE line", matched_by=MatchedBy.DEBUG_ID)
         without_debug_id = not has_debug_id(module)
-        relative = code_id_path(module) if self.code_id_fallback or without_debug_id else None
-        if relative is not None:
-            for path in self.paths:
-                if path.is_dir():
-                    candidate = path / relative
-                    tried.append(str(candidate))
-                    if _is_file(candidate) and self._layout_file_agrees(candidate, module):
+        components = code_id_components(module) if self.code_id_fallback or without_debug_id else None
+        if components is not None:
+            for path, kind in zip(self.paths, kinds, strict=True):
+                if kind == stat.S_IFDIR:
+                    candidate = os.path.join(path, *components)
+                    tried.append(candidate)
+                    if os.path.isfile(candidate) and self._layout_file_agrees(candidate, module):
                         return Located(candidate, tuple(tried), "code id", matched_by=MatchedBy.CODE_ID)
         if without_debug_id:
             return self._locate_by_code_id(module, tried, cancel)
@@ -260,20 +265,25 @@ class SymbolSupplier:
         """A module without a debug id: `.sym` files whose MODULE / INFO CODE_ID lines name its code id."""
         if not module.code_id or not module.code_file:
             return Located(None, tuple(tried))
-        for path in self.paths:
-            if path.is_dir():
+        for path, kind in zip(self.paths, self._path_kinds(), strict=True):
+            if kind == stat.S_IFDIR:
                 tried.append(f"{path} (every .sym file's INFO CODE_ID line)")
                 found = self._store_index(path).candidates(module, cancel)
                 if found:
                     first = found[0][0]
                     return Located(first, tuple(tried), "INFO CODE_ID line", matched_by=MatchedBy.CODE_ID)
-            elif path.is_file():
-                tried.append(str(path))
+            elif kind == stat.S_IFREG:
+                tried.append(path)
                 if self._header_matches(path, module) is MatchedBy.CODE_ID:
                     return Located(path, tuple(tried), "INFO CODE_ID line", matched_by=MatchedBy.CODE_ID)
         return Located(None, tuple(tried))
 
-    def _store_index(self, root: Path) -> StoreIndex:
+    def _path_kinds(self) -> list[int]:
+        """Each symbol path's file type as it was when the supplier was made (as its `problems`);
+        one that was not there then is looked at again, in case it has appeared since."""
+        return [kind or _kind(path) for path, kind in zip(self.paths, self._kinds, strict=True)]
+
+    def _store_index(self, root: str) -> StoreIndex:
         with self._lock:
             index = self._store_indexes.get(root)
             if index is None:
@@ -355,13 +365,11 @@ class SymbolSupplier:
             if self._objects is None:
                 from inspector.core.symbols.objects.sources import ObjectSources
 
-                directory = (
-                    None if self.cache is None or self.cache.directory is None else self.cache.directory
-                )
+                directory = None if self.cache is None else self.cache.directory
                 self._objects = ObjectSources(
                     self.paths,
                     local_modules=self.local_modules,
-                    cache_dir=None if directory is None else directory / "objects",
+                    cache_dir=None if directory is None else os.path.join(directory, "objects"),
                 )
             return self._objects
 
@@ -392,7 +400,7 @@ class SymbolSupplier:
         except (ObjectUnreadable, SymbolFileUnreadable) as exc:
             return ModuleSymbols(
                 SymbolStatus.UNREADABLE,
-                path=Path(found[0].path),
+                path=path_text(found[0].path),
                 tried=located.tried,
                 found_by=found[0].origin,
                 error=exc.reason,
@@ -405,7 +413,7 @@ class SymbolSupplier:
         return ModuleSymbols(
             SymbolStatus.DAMAGED if damage.damaged else SymbolStatus.LOADED,
             symbol_file,
-            Path(found[0].path),
+            path_text(found[0].path),
             located.tried,
             found[0].origin,
             damage,
@@ -434,18 +442,18 @@ class SymbolSupplier:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _header(self, path: Path) -> ObjectIdentity | None:
+    def _header(self, path: str) -> ObjectIdentity | None:
         with self._lock:
             if path not in self._headers:
                 self._headers[path] = read_header(path)
             return self._headers[path]
 
-    def _header_matches(self, path: Path, module: ModuleIdentity) -> MatchedBy | None:
+    def _header_matches(self, path: str, module: ModuleIdentity) -> MatchedBy | None:
         """How a single `.sym` file's MODULE / INFO CODE_ID lines match the module, if they do."""
         header = self._header(path)
         return None if header is None else match(module, header)
 
-    def _layout_file_agrees(self, path: Path, module: ModuleIdentity) -> bool:
+    def _layout_file_agrees(self, path: str, module: ModuleIdentity) -> bool:
         """A file in the code-id layout is the module's unless its INFO CODE_ID line names another id."""
         header = self._header(path)
         return header is None or not header.code_id or header.code_id.upper() == module.code_id.upper()
@@ -533,6 +541,11 @@ class KeptSymbolSupplier(SymbolSupplier):
 
 def _help(module: ModuleIdentity) -> str:
     """What would give a module symbols: its identity and the files that would do."""
+    return _help_text(ObjectIdentity(module.debug_file, module.debug_id, module.code_file, module.code_id))
+
+
+@functools.lru_cache(maxsize=1024)  # the modules without symbols of one dump are those of the next
+def _help_text(module: ObjectIdentity) -> str:
     from inspector.core.symbols.objects.sources import build_id_of
 
     name = leafname(module.debug_file or module.code_file) or "(no name)"
@@ -555,19 +568,23 @@ def _help(module: ModuleIdentity) -> str:
     return f"{name} ({', '.join(ids)}): a symbol path with {' or '.join(files)} would give it symbols"
 
 
-def _check_path(path: Path) -> PathProblem | None:
+def _check_path(path: str) -> tuple[int, PathProblem | None]:
+    """The symbol path's file type (0: none to ask about) and what is wrong with it, if anything."""
     try:
-        st = path.stat()
+        st = os.stat(path)
     except FileNotFoundError:
-        return PathProblem(str(path), "does not exist")
+        return 0, PathProblem(path, "does not exist")
     except OSError as exc:
-        return PathProblem(str(path), exc.strerror or str(exc))
-    if path.is_dir():
+        return 0, PathProblem(path, exc.strerror or str(exc))
+    except ValueError as exc:  # an embedded NUL
+        return 0, PathProblem(path, str(exc))
+    kind = stat.S_IFMT(st.st_mode)
+    if kind == stat.S_IFDIR:
         if not os.access(path, os.R_OK | os.X_OK):
-            return PathProblem(str(path), "directory is not readable")
-        return None
-    if path.is_file():
+            return kind, PathProblem(path, "directory is not readable")
+        return kind, None
+    if kind == stat.S_IFREG:
         if not os.access(path, os.R_OK):
-            return PathProblem(str(path), "file is not readable")
-        return None
-    return PathProblem(str(path), f"not a file or directory (mode {st.st_mode:o})")
+            return kind, PathProblem(path, "file is not readable")
+        return kind, None
+    return kind, PathProblem(path, f"not a file or directory (mode {st.st_mode:o})")

@@ -43,14 +43,13 @@ import stat
 import threading
 from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import SymbolError
 from inspector.core.logs import get_logger
 from inspector.core.record import replace
 from inspector.core.symbols import line_parser
-from inspector.core.symbols.cache import IndexCache
+from inspector.core.symbols.cache import IndexCache, path_text
 from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.index_format import IndexImage, SymbolIdentity
 from inspector.core.symbols.postfix import compose_cfi_rules
@@ -117,7 +116,7 @@ class SymbolFile:
 
     def __init__(
         self,
-        path: Path,
+        path: str,
         file: BinaryIO,
         reader: TextReader,
         identity: SymbolIdentity,
@@ -174,9 +173,9 @@ class SymbolFile:
         Lookups read the file with `os.pread`, not through a mapping, so that
         only the index pages they touch count towards the process's memory.
         """
-        path = Path(path)
+        path = path_text(path)
         try:
-            mode = path.stat().st_mode
+            mode = os.stat(path).st_mode
         except OSError:
             mode = None  # missing or not accessible: opening it says so
         if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):

@@ -62,7 +62,7 @@ def test_downloads_into_the_cache_with_the_url_and_rust_minidumps_query(
         assert result.symbol_file is not None
         assert result.symbol_file.symbolize(0x1000) is not None or result.symbol_file.info.url == expected_url
         cached = tmp_path / "cache" / RENDER_FARM
-        assert result.path == cached
+        assert result.path == str(cached)
         original = (SYMBOL_TREES[0] / RENDER_FARM).read_bytes()
         assert cached.read_bytes() == original + f"INFO URL {expected_url}\n".encode()
     (request,) = server.requests

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from inspector.core.record import field, record, replace
@@ -99,9 +98,9 @@ def symbolic_module() -> Any:
     return symbolic.debuginfo
 
 
-def check_regular_file(path: Path) -> os.stat_result:
+def check_regular_file(path: str | os.PathLike[str]) -> os.stat_result:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError as exc:
         raise ObjectUnreadable(str(path), exc.strerror or str(exc)) from None
     if not stat.S_ISREG(st.st_mode):
@@ -117,7 +116,7 @@ def check_regular_file(path: Path) -> os.stat_result:
     return st
 
 
-def read_objects(path: Path) -> list[tuple[ObjectInfo, Any]]:
+def read_objects(path: str | os.PathLike[str]) -> list[tuple[ObjectInfo, Any]]:
     """Every object in the file with its symbolic `Object`; `ObjectUnreadable` when there is none.
 
     The symbolic objects keep the file mapped; drop them when done.
@@ -163,7 +162,7 @@ def with_sections(info: ObjectInfo) -> ObjectInfo:
     """The object with its ELF section headers read (only a conversion needs them, not a scan)."""
     if info.file_format != "elf" or info.sections:
         return info
-    return replace(info, sections=_elf_sections(Path(info.path)))
+    return replace(info, sections=_elf_sections(info.path))
 
 
 def _describe(exc: Exception, hint: str) -> str:
@@ -172,7 +171,7 @@ def _describe(exc: Exception, hint: str) -> str:
     return f"damaged or unsupported {names.get(hint, hint)} file: {text[:200]}"
 
 
-def _elf_sections(path: Path) -> tuple[tuple[str, int, int, bool], ...]:
+def _elf_sections(path: str) -> tuple[tuple[str, int, int, bool], ...]:
     """(name, address, size, executable) of every section, from the section headers (pyelftools).
 
     dump_syms names the start of each executable section without a symbol

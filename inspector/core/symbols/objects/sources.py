@@ -5,7 +5,9 @@ dump has no debug id — never by file name alone):
 
 * the symbol paths: a file that is an object, or a folder searched recursively for objects
   (once; the listing with each object's identity is cached, keyed by the folder and the
-  modification times of all its sub-folders, so adding or removing a file re-scans it);
+  modification times of all its sub-folders, so adding or removing a file re-scans it: on
+  disk beside the indexes, and for the rest of the process in memory, where checking it
+  costs one `stat` per folder and per object found instead of a walk of the tree);
 * module files on this machine (`local_modules`): the module's `code_file` path when it exists
   here (a bare name like `libc.so.6`, as Crashpad records shared libraries, is looked for in the
   system's library folders), and the distribution's debug file
@@ -22,19 +24,23 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import sys
 import threading
 from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import Any
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
-from inspector.core.module_identity import ModuleIdentity
 from inspector.core.record import record
-from inspector.core.symbols.cache import write_atomically
+from inspector.core.symbols.cache import path_text, settled, write_atomically
 from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, has_debug_id, leaf, match
 from inspector.core.symbols.objects.errors import ObjectUnreadable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from inspector.core.module_identity import ModuleIdentity
 
 log = get_logger(__name__)
 
@@ -81,7 +87,7 @@ DEBUG_ROOT = "/usr/lib/debug"
 def build_id_of(module: ModuleIdentity) -> str | None:
     """The module's GNU build id (lower-case hex), when its code id is one (ELF modules)."""
     code_id = (module.code_id or "").strip().lower()
-    if len(code_id) < 8 or len(code_id) % 2 or any(c not in "0123456789abcdef" for c in code_id):
+    if len(code_id) < 8 or len(code_id) % 2 or code_id.strip("0123456789abcdef"):  # not all hex digits
         return None
     if module.code_file.lower().endswith((".dll", ".exe", ".sys", ".pdb")) or len(code_id) > 80:
         return None  # a PE code id (timestamp + size) is hex too, but no build id
@@ -129,6 +135,26 @@ _IDENTITIES: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
 _IDENTITIES_LOCK = threading.Lock()
 
 
+@record
+class _Scan:
+    """What one walk of a symbol folder found: the folders walked with their modification times
+    (a folder's changes when an entry is added, removed or renamed) and the objects."""
+
+    folders: list[tuple[str, int]]
+    entries: list[_Entry]
+
+
+#: symbol folder -> its last `_Scan`, for the whole process: every dump of a batch looks through
+#: the same folders (46 of the corpus' 72 dumps share one), and walking one again for each dump
+#: cost more than the rest of finding its modules' symbols. Used while `_unchanged` says so; a
+#: scan of a folder changed within the last seconds is not kept (`cache.settled`: a change in
+#: the same clock tick would leave its modification time as it was).
+_SCANS: dict[str, _Scan] = {}
+_SCANS_LOCK = threading.Lock()
+#: folders kept at most (a long GUI session may meet many; the oldest is dropped)
+MAX_KEPT_SCANS = 64
+
+
 def named_by_pe(module: ModuleIdentity, objects: Sequence[FoundObject]) -> ModuleIdentity:
     """The module as its PE's CodeView record names it, when the dump names no debug id.
 
@@ -156,14 +182,14 @@ class ObjectSources:
 
     def __init__(
         self,
-        symbol_paths: Sequence[Path],
+        symbol_paths: Sequence[str | os.PathLike[str]],
         *,
         local_modules: bool,
-        cache_dir: Path | None,
+        cache_dir: str | os.PathLike[str] | None,
         library_dirs: Sequence[str] = LIBRARY_DIRS,
         debug_root: str = DEBUG_ROOT,
     ) -> None:
-        self.symbol_paths = tuple(symbol_paths)
+        self.symbol_paths = tuple(path_text(p) for p in symbol_paths)
         self.local_modules = local_modules
         self.library_dirs = tuple(library_dirs)
         self.debug_root = debug_root
@@ -171,9 +197,8 @@ class ObjectSources:
         if cache_dir is None:
             import tempfile  # shutil and tempfile: only without a cache (the stackwalk start-up)
 
-            self._temp = tempfile.mkdtemp(prefix="crash-inspector-objects-")
-            cache_dir = Path(self._temp)
-        self.cache_dir = cache_dir
+            cache_dir = self._temp = tempfile.mkdtemp(prefix="crash-inspector-objects-")
+        self.cache_dir = path_text(cache_dir)
         self._lock = threading.Lock()
         self._listing: list[_Entry] | None = None
         #: problems met while scanning or reading (path, reason), for `inspector_problems`
@@ -201,20 +226,24 @@ class ObjectSources:
                     ):
                         found.append(FoundObject(entry.path, "symbol path", matched_by=MatchedBy.CODE_ID))
         elif self.local_modules:
-            seen: set[str] = set()
-            for candidate in self._local_candidates(module):
-                looked.append(candidate)
-                real = os.path.realpath(candidate)
-                if real in seen:
+            candidates = self._local_candidates(module)
+            looked = [path for path, _ in candidates]
+            seen: set[tuple[int, int]] = set()
+            for candidate, st in candidates:
+                if st is None:
+                    continue  # no file there
+                if (st.st_dev, st.st_ino) in seen:
                     continue  # /lib is /usr/lib on merged-/usr systems: one file, read once
-                seen.add(real)
-                identity = self.identity(Path(candidate), quiet=True)
+                seen.add((st.st_dev, st.st_ino))
+                identity = self.identity(candidate, quiet=True, st=st)
                 by = next((b for d, c in identity if (b := matched(module, candidate, d, c))), None)
                 if by is not None:
                     found.append(FoundObject(candidate, "module file on this machine", matched_by=by))
         return found, looked
 
-    def _local_candidates(self, module: ModuleIdentity) -> list[str]:
+    def _local_candidates(self, module: ModuleIdentity) -> list[tuple[str, os.stat_result | None]]:
+        """The module's possible files here, regular files first, with their `stat` (None: no
+        regular file there, so nothing to read)."""
         out: list[str] = []
         code_file = module.code_file or ""
         if code_file.startswith("/") and "\x00" not in code_file:
@@ -230,15 +259,20 @@ class ObjectSources:
         build_id = build_id_of(module)
         if build_id is not None:
             out.append(os.path.join(self.debug_root, ".build-id", build_id[:2], build_id[2:] + ".debug"))
-        return [p for p in out if os.path.isfile(p)] + [p for p in out if not os.path.isfile(p)]
+        stats = [(path, _regular_file(path)) for path in out]
+        return [c for c in stats if c[1] is not None] + [c for c in stats if c[1] is None]
 
-    def identity(self, path: Path, *, quiet: bool = False) -> list[tuple[str, str]]:
-        """[(debug id, code id)] of every object in the file ([] when it is none); cached per file state."""
-        try:
-            st = path.stat()
-        except OSError:
-            return []
-        key = (str(path), st.st_size, st.st_mtime_ns)
+    def identity(
+        self, path: str, *, quiet: bool = False, st: os.stat_result | None = None
+    ) -> list[tuple[str, str]]:
+        """[(debug id, code id)] of every object in the file ([] when it is none); cached per file
+        state (`st`: the file's `os.stat`, when the caller has it)."""
+        if st is None:
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                return []
+        key = (path, st.st_size, st.st_mtime_ns)
         with _IDENTITIES_LOCK:
             if key in _IDENTITIES:
                 return _IDENTITIES[key]
@@ -248,7 +282,7 @@ class ObjectSources:
             ids = [(info.debug_id, (info.code_id or "").upper()) for info, _ in read_objects(path)]
         except ObjectUnreadable as exc:
             if not quiet:
-                self._problem(str(path), exc.reason)
+                self._problem(path, exc.reason)
             ids = []
         with _IDENTITIES_LOCK:
             _IDENTITIES[key] = ids
@@ -268,34 +302,57 @@ class ObjectSources:
         listing: list[_Entry] = []
         for path in self.symbol_paths:
             cancel.check()
-            if path.is_dir():
+            try:
+                mode = os.stat(path).st_mode
+            except (OSError, ValueError):
+                continue
+            if stat.S_ISDIR(mode):
                 listing.extend(self._scan_folder(path, cancel))
-            elif path.is_file() and not path.name.endswith(".sym"):
+            elif stat.S_ISREG(mode) and not path.endswith(".sym"):
                 listing.extend(self._entries(path))
         with self._lock:
             self._listing = listing
         return listing
 
-    def _entries(self, path: Path) -> list[_Entry]:
+    def _entries(self, path: str) -> list[_Entry]:
         try:
-            st = path.stat()
-        except OSError:
+            st = os.stat(path)
+        except (OSError, ValueError):
             return []
         return [
-            _Entry(str(path), st.st_size, st.st_mtime_ns, debug_id, code_id)
-            for debug_id, code_id in self.identity(path)
+            _Entry(path, st.st_size, st.st_mtime_ns, debug_id, code_id)
+            for debug_id, code_id in self.identity(path, st=st)
         ]
 
-    def _scan_folder(self, root: Path, cancel: CancelToken) -> list[_Entry]:
-        """Every object under `root`, from the cached listing when no sub-folder changed."""
+    def _scan_folder(self, root: str, cancel: CancelToken) -> list[_Entry]:
+        """Every object under `root`: this process's last scan of it while nothing in it changed,
+        else the listing cached on disk when no sub-folder changed, else a scan."""
+        with _SCANS_LOCK:
+            kept = _SCANS.get(root)
+        if kept is not None and _unchanged(kept):
+            return kept.entries
         folders, files = _walk(root, cancel)
+        entries = self._listing_of(root, folders, files, cancel)
+        keep = all(settled(mtime_ns) for _, mtime_ns in folders) and all(settled(e.mtime_ns) for e in entries)
+        with _SCANS_LOCK:
+            _SCANS.pop(root, None)
+            while keep and len(_SCANS) >= MAX_KEPT_SCANS:
+                del _SCANS[next(iter(_SCANS))]
+            if keep:
+                _SCANS[root] = _Scan(folders, entries)
+        return entries
+
+    def _listing_of(
+        self, root: str, folders: list[tuple[str, int]], files: list[str], cancel: CancelToken
+    ) -> list[_Entry]:
+        """The objects among `files` (walked under `root`), from the listing on disk when it is current."""
         signature = hashlib.sha256(
-            json.dumps([SCAN_VERSION, str(root), folders]).encode("utf-8", "surrogatepass")
+            json.dumps([SCAN_VERSION, root, folders]).encode("utf-8", "surrogatepass")
         ).hexdigest()
-        listing_path = (
-            self.cache_dir
-            / "scans"
-            / (hashlib.sha256(str(root).encode("utf-8", "surrogatepass")).hexdigest()[:24] + ".json")
+        listing_path = os.path.join(
+            self.cache_dir,
+            "scans",
+            hashlib.sha256(root.encode("utf-8", "surrogatepass")).hexdigest()[:24] + ".json",
         )
         cached = _read_listing(listing_path, signature)
         if cached is not None:
@@ -312,13 +369,13 @@ class ObjectSources:
             except OSError:
                 continue
             if looks_like_object(head):
-                entries.extend(self._entries(Path(file)))
+                entries.extend(self._entries(file))
         _write_listing(listing_path, signature, entries)
         return entries
 
     # ---- converting --------------------------------------------------------------------------
 
-    def converted_path(self, module: ModuleIdentity, objects: Sequence[FoundObject]) -> Path:
+    def converted_path(self, module: ModuleIdentity, objects: Sequence[FoundObject]) -> str:
         """Where the Breakpad text of these objects is kept (named after their identities)."""
         from inspector.core.symbols.objects.convert import CONVERTER_VERSION
 
@@ -333,11 +390,11 @@ class ObjectSources:
         name = "".join(
             c if c.isalnum() or c in "._-" else "_" for c in leaf(module.debug_file or module.code_file)
         )
-        return self.cache_dir / "converted" / f"{name[:64] or 'module'}-{digest}.sym"
+        return os.path.join(self.cache_dir, "converted", f"{name[:64] or 'module'}-{digest}.sym")
 
     def convert(
         self, module: ModuleIdentity, objects: Sequence[FoundObject], cancel: CancelToken = NEVER
-    ) -> tuple[Path, tuple[str, ...], bool]:
+    ) -> tuple[str, tuple[str, ...], bool]:
         """(the Breakpad text file, the CFI's origins, whether it was converted now).
 
         Objects that turn out not to be readable are reported in `problems` and left out;
@@ -348,13 +405,15 @@ class ObjectSources:
 
         module = named_by_pe(module, objects)
         target = self.converted_path(module, objects)
-        if target.is_file():
+        if os.path.isfile(target):
             return target, (), False
+        from pathlib import Path  # the conversion (the cold path) writes through `Path`s
+
         opened: list[tuple[Any, Any]] = []
         reasons: list[str] = []
         for found in objects:
             try:
-                for info, obj in read_objects(Path(found.path)):
+                for info, obj in read_objects(path_text(found.path)):
                     if matched(module, found.path, info.debug_id, info.code_id) is not None:
                         opened.append((info, obj))
             except ObjectUnreadable as exc:
@@ -364,10 +423,10 @@ class ObjectSources:
                 objects[0].path if objects else "(none)", "; ".join(reasons) or "no object matches"
             )
         urls = [f"URL {o.url}" for o in objects if o.url]
-        target.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
         import tempfile
 
-        fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".sym", dir=target.parent)
+        fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".sym", dir=os.path.dirname(target))
         os.close(fd)
         try:
             result = convert_objects(
@@ -397,11 +456,36 @@ class ObjectSources:
             self._temp = None
 
 
-def _walk(root: Path, cancel: CancelToken) -> tuple[list[tuple[str, int]], list[str]]:
+def _regular_file(path: str) -> os.stat_result | None:
+    """The file's `stat` when it is a regular file, else None (missing, or anything else)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+def _unchanged(scan: _Scan) -> bool:
+    """No folder of the scan has changed (no entry added, removed or renamed) and no object it
+    found was rewritten (the on-disk listing's check too)."""
+    try:
+        for folder, mtime_ns in scan.folders:
+            if os.stat(folder).st_mtime_ns != mtime_ns:
+                return False
+        for entry in scan.entries:
+            st = os.stat(entry.path)
+            if st.st_size != entry.size or st.st_mtime_ns != entry.mtime_ns:
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _walk(root: str, cancel: CancelToken) -> tuple[list[tuple[str, int]], list[str]]:
     """(every folder with its modification time, every candidate file) under `root`."""
     folders: list[tuple[str, int]] = []
     files: list[str] = []
-    stack = [str(root)]
+    stack = [root]
     seen: set[tuple[int, int]] = set()
     while stack and len(files) < MAX_SCANNED_FILES:
         folder = stack.pop()
@@ -433,9 +517,10 @@ def _walk(root: Path, cancel: CancelToken) -> tuple[list[tuple[str, int]], list[
     return folders, files
 
 
-def _read_listing(path: Path, signature: str) -> list[_Entry] | None:
+def _read_listing(path: str, signature: str) -> list[_Entry] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as f:
+            data = json.loads(f.read())
         if data.get("signature") != signature:
             return None
         entries = [_Entry(*row) for row in data["objects"]]
@@ -452,7 +537,7 @@ def _read_listing(path: Path, signature: str) -> list[_Entry] | None:
     return entries
 
 
-def _write_listing(path: Path, signature: str, entries: Iterable[_Entry]) -> None:
+def _write_listing(path: str, signature: str, entries: Iterable[_Entry]) -> None:
     rows = [[e.path, e.size, e.mtime_ns, e.debug_id, e.code_id] for e in entries]
     error = write_atomically(path, json.dumps({"signature": signature, "objects": rows}).encode("utf-8"))
     if error is not None:

@@ -1,0 +1,293 @@
+"""What a process keeps from one dump to the next on the symbol side, and that a change is noticed.
+
+Validated small symbol indexes (`cache._KEPT`) and the object listings of symbol folders
+(`objects.sources._SCANS`) live as long as the process; each is used again only while the
+files it came from are unchanged, and only once they had settled (a change made within the
+same clock tick as their last one would not show in their modification time).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from inspector.core.symbols import IndexCache, SymbolFile, SymbolSupplier
+from inspector.core.symbols import cache as cache_module
+from inspector.core.symbols.cache import path_text
+from inspector.core.symbols.index_format import IndexImage
+from inspector.core.symbols.objects import sources
+from inspector.core.symbols.objects.sources import ObjectSources
+from tests.synth.sym import SymBuilder
+
+HOUR_AGO_NS = 3600 * 10**9
+
+
+@dataclass(frozen=True)
+class Module:
+    code_file: str = ""
+    code_id: str = ""
+    debug_file: str = ""
+    debug_id: str = ""
+
+
+def _age(*paths: Path, by_ns: int = HOUR_AGO_NS) -> None:
+    """Set modification times back: what a folder or file looks like once it has settled."""
+    for path in paths:
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - by_ns))
+
+
+def _age_tree(root: Path, by_ns: int = HOUR_AGO_NS) -> None:
+    _age(*sorted(root.rglob("*")), root, by_ns=by_ns)
+
+
+@pytest.fixture
+def validations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per index image validated (read from disk or built)."""
+    seen: list[int] = []
+    validate = IndexImage._validate
+
+    def counting(self: IndexImage, *args: object) -> None:
+        seen.append(1)
+        validate(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(IndexImage, "_validate", counting)
+    return seen
+
+
+def _symbols(tmp_path: Path) -> Path:
+    return (
+        SymBuilder(debug_id="ABCD0", name="libkept.so")
+        .func(0x100, 0x20, "kept_function", lines=[(0x100, 0x20, 3, 0)])
+        .file(0, "kept.c")
+        .write(tmp_path / "libkept.so.sym")
+    )
+
+
+def _entry(cache: IndexCache) -> Path:
+    [entry] = Path(str(cache.directory)).glob("*.symidx")
+    return entry
+
+
+# ---- symbol indexes ---------------------------------------------------------------------------
+
+
+def test_a_settled_index_is_read_and_validated_once_then_shared(
+    tmp_path: Path, cache: IndexCache, validations: list[int]
+) -> None:
+    sym = _symbols(tmp_path)
+    with SymbolFile.open(sym, cache=cache) as built:
+        assert built.index_source == "built+stored"
+    _age(_entry(cache))
+    validations.clear()
+    first = SymbolFile.open(sym, cache=IndexCache(cache.directory))  # the next dump's own cache object
+    second = SymbolFile.open(sym, cache=IndexCache(cache.directory))
+    assert (first.index_source, second.index_source) == ("cache", "cache")
+    assert len(validations) == 1  # the second dump uses the index the first one validated
+    first.close()  # closing one user leaves the shared index to the others
+    symbol = second.symbolize(0x110)
+    assert symbol is not None and symbol.function_name == "kept_function" and symbol.source_line == 3
+    second.close()
+    with SymbolFile.open(sym, cache=cache) as third:
+        assert third.symbolize(0x110) == symbol
+    assert len(validations) == 1
+
+
+def test_an_index_written_a_moment_ago_is_not_kept(
+    tmp_path: Path, cache: IndexCache, validations: list[int]
+) -> None:
+    sym = _symbols(tmp_path)
+    SymbolFile.open(sym, cache=cache).close()
+    validations.clear()
+    for _ in range(2):
+        with SymbolFile.open(sym, cache=cache) as sf:
+            assert sf.index_source == "cache"
+    assert len(validations) == 2  # the entry might still change within its clock tick: read each time
+
+
+def test_a_kept_index_is_not_used_once_its_entry_changed(
+    tmp_path: Path, cache: IndexCache, validations: list[int]
+) -> None:
+    sym = _symbols(tmp_path)
+    SymbolFile.open(sym, cache=cache).close()
+    entry = _entry(cache)
+    _age(entry)
+    SymbolFile.open(sym, cache=cache).close()  # kept now
+    # damaged in place (same inode and size), at another (old) time: read again, rejected, rebuilt
+    data = bytearray(entry.read_bytes())
+    data[-1] ^= 0xFF
+    entry.write_bytes(bytes(data))
+    _age(entry, by_ns=2 * HOUR_AGO_NS)
+    with SymbolFile.open(sym, cache=cache) as sf:
+        assert sf.index_source == "built+stored"
+        assert "ChecksumMismatch" in cache.events[-2], list(cache.events)
+        assert sf.symbolize(0x110) is not None
+
+
+def test_a_kept_index_is_not_given_to_a_changed_sym_file(tmp_path: Path, cache: IndexCache) -> None:
+    sym = _symbols(tmp_path)
+    SymbolFile.open(sym, cache=cache).close()
+    _age(_entry(cache))
+    SymbolFile.open(sym, cache=cache).close()  # kept now
+    text = sym.read_text(encoding="utf-8").replace("kept_function", "other_function")
+    sym.write_text(text + "PUBLIC 300 0 added\n", encoding="utf-8")
+    with SymbolFile.open(sym, cache=cache) as sf:
+        assert sf.index_source == "built+stored"
+        symbol = sf.symbolize(0x110)
+        assert symbol is not None and symbol.function_name == "other_function"
+
+
+def test_kept_indexes_are_bounded(tmp_path: Path, cache: IndexCache, monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = cache_module._KeptImages()
+    monkeypatch.setattr(cache_module, "_KEPT", kept)
+    syms = [
+        SymBuilder(debug_id=f"{n}0", name=f"lib{n}.so").public(0x10, f"p{n}").write(tmp_path / f"{n}.sym")
+        for n in range(6)
+    ]
+    for sym in syms:
+        SymbolFile.open(sym, cache=cache).close()
+    entries = sorted(Path(str(cache.directory)).glob("*.symidx"))
+    _age(*entries)
+    monkeypatch.setattr(cache_module, "KEEP_TOTAL_BYTES", 3 * max(e.stat().st_size for e in entries))
+    for sym in syms:
+        SymbolFile.open(sym, cache=cache).close()
+    assert len(kept) == 3
+    assert kept.bytes <= cache_module.KEEP_TOTAL_BYTES
+
+
+# ---- the object listings of symbol folders --------------------------------------------------------
+
+
+@pytest.fixture
+def fake_objects(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Objects are files starting with the ELF magic, then their debug id (no `symbolic` needed);
+    returns the list of folder walks."""
+    walks: list[str] = []
+    walk = sources._walk
+
+    def counting_walk(root: str, cancel: object) -> object:
+        walks.append(root)
+        return walk(root, cancel)  # type: ignore[arg-type]
+
+    def identity(
+        self: ObjectSources, path: str, *, quiet: bool = False, st: object = None
+    ) -> list[tuple[str, str]]:
+        with open(path, "rb") as f:
+            return [(f.read()[4:].decode(), "")]
+
+    monkeypatch.setattr(sources, "_walk", counting_walk)
+    monkeypatch.setattr(ObjectSources, "identity", identity)
+    return walks
+
+
+def _object(path: Path, debug_id: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\x7fELF" + debug_id.encode())
+    return path
+
+
+def _found(folder: Path, debug_id: str, cache_dir: Path) -> list[str]:
+    """What a dump's fresh object sources find in the folder for a module with this debug id."""
+    objects = ObjectSources([folder], local_modules=False, cache_dir=cache_dir)
+    found, _ = objects.find_local(Module("/x/libobj.so", "", "libobj.so", debug_id))
+    return [os.path.relpath(f.path, folder) for f in found]
+
+
+def test_a_symbol_folder_is_walked_once_while_it_does_not_change(
+    tmp_path: Path, fake_objects: list[str]
+) -> None:
+    folder, cache_dir = tmp_path / "objects", tmp_path / "cache"
+    _object(folder / "a" / "libobj.so", "AAAA0")
+    _object(folder / "b" / "other.so", "BBBB0")
+    _age_tree(folder)
+    assert _found(folder, "AAAA0", cache_dir) == ["a/libobj.so"]
+    assert _found(folder, "BBBB0", cache_dir) == ["b/other.so"]
+    assert _found(folder, "AAAA0", cache_dir) == ["a/libobj.so"]
+    assert len(fake_objects) == 1
+
+
+def test_a_changed_symbol_folder_is_noticed(tmp_path: Path, fake_objects: list[str]) -> None:
+    folder, cache_dir = tmp_path / "objects", tmp_path / "cache"
+    _object(folder / "a" / "libobj.so", "AAAA0")
+    _age_tree(folder)
+    assert _found(folder, "CCCC0", cache_dir) == []
+    # a file added in a sub-folder: that folder's modification time changes
+    _object(folder / "a" / "new.so", "CCCC0")
+    assert _found(folder, "CCCC0", cache_dir) == ["a/new.so"]
+    assert len(fake_objects) == 2
+    # changed a moment ago: not kept (a further change in the same clock tick would not show)
+    assert _found(folder, "CCCC0", cache_dir) == ["a/new.so"]
+    assert len(fake_objects) == 3
+    _age_tree(folder)
+    assert _found(folder, "CCCC0", cache_dir) == ["a/new.so"]
+    assert _found(folder, "CCCC0", cache_dir) == ["a/new.so"]
+    assert len(fake_objects) == 4
+    # a file removed, a folder added
+    (folder / "a" / "new.so").unlink()
+    assert _found(folder, "CCCC0", cache_dir) == []
+    _object(folder / "c" / "d" / "late.so", "DDDD0")
+    assert _found(folder, "DDDD0", cache_dir) == ["c/d/late.so"]
+    # an object rewritten in place (no folder changes): its size and modification time say so
+    _age_tree(folder)
+    assert _found(folder, "AAAA0", cache_dir) == ["a/libobj.so"]
+    walks = len(fake_objects)
+    _object(folder / "a" / "libobj.so", "EEEE00")
+    _age(folder / "a" / "libobj.so", by_ns=2 * HOUR_AGO_NS)  # (rewriting a file leaves its folder's time)
+    assert _found(folder, "AAAA0", cache_dir) == []
+    assert _found(folder, "EEEE00", cache_dir) == ["a/libobj.so"]
+    assert len(fake_objects) > walks
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bare names are looked for on Linux only")
+def test_one_file_in_two_library_folders_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = tmp_path / "usr" / "lib"
+    _object(real / "libdup.so.1", "DDDD0")
+    (tmp_path / "lib").symlink_to(real)  # merged /usr
+    read: list[str] = []
+
+    def identity(
+        self: ObjectSources, path: str, *, quiet: bool = False, st: object = None
+    ) -> list[tuple[str, str]]:
+        read.append(path)
+        return [("DDDD0", "")]
+
+    monkeypatch.setattr(ObjectSources, "identity", identity)
+    objects = ObjectSources(
+        [],
+        local_modules=True,
+        cache_dir=tmp_path / "cache",
+        library_dirs=(str(tmp_path / "lib"), str(real), str(tmp_path / "missing")),
+        debug_root=str(tmp_path / "debug"),
+    )
+    found, looked = objects.find_local(Module("libdup.so.1", "", "libdup.so.1", "DDDD0"), on_machine=True)
+    assert [f.path for f in found] == [str(tmp_path / "lib" / "libdup.so.1")]
+    assert read == [str(tmp_path / "lib" / "libdup.so.1")]
+    assert looked == [str(tmp_path / d / "libdup.so.1") for d in ("lib", "usr/lib", "missing")]
+
+
+# ---- symbol paths ----------------------------------------------------------------------------------
+
+
+def test_a_symbol_folder_made_after_the_supplier_is_searched(tmp_path: Path) -> None:
+    later = tmp_path / "later"
+    supplier = SymbolSupplier([later], local_modules=False)
+    assert [p.reason for p in supplier.problems] == ["does not exist"]
+    module = Module("/x/libfoo.so", "", "libfoo.so", "ABC0")
+    assert supplier.locate(module).path is None
+    SymBuilder(debug_id="ABC0", name="libfoo.so").public(0x10, "foo").write_to_store(later, "libfoo.so")
+    assert supplier.locate(module).path == str(later / "libfoo.so" / "ABC0" / "libfoo.so.sym")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", ".", "./", "a", "a/", "a//b", "a/./b", "./a/../b", "/", "//", "///", "//a//b/", "///a", "/a/./"],
+)
+def test_symbol_paths_are_spelled_as_pathlib_spells_them(text: str) -> None:
+    assert path_text(text) == str(Path(text))
+    assert path_text(Path(text)) == str(Path(text))
