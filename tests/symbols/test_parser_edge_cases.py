@@ -555,3 +555,21 @@ def test_records_straddling_many_small_chunks(tmp_path: Path, monkeypatch: pytes
                     assert chunked.symbolize(a) == normal.symbolize(a)
                     assert chunked.find_cfi(a) == normal.find_cfi(a)
             assert chunked.damage == normal.damage and normal.damage.counts == {DamageKind.UNKNOWN_RECORD: 1}
+
+
+def test_line_patterns_are_compiled_on_first_use_and_then_used_directly() -> None:
+    """A process that reads no symbol file compiles none of the line grammar; the first parse of a
+    kind compiles its pattern once and puts the compiled one in the module (no wrapper left)."""
+    import subprocess
+    import sys
+
+    child = (
+        "import re\n"
+        "from inspector.core.symbols import line_parser as lp\n"
+        "before = [n for n, v in vars(lp).items() if isinstance(v, re.Pattern)]\n"
+        "f = lp.parse_func(b'FUNC m 1a0 20 8 main')\n"
+        "print(before, f.address, f.size, f.name, f.multiple, type(lp._FUNC).__name__,\n"
+        "      type(lp._PUBLIC).__name__, lp.parse_func(b'FUNC zz') == lp.parse_func(b'FUNC zz'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["[]", "416", "32", "main", "True", "Pattern", "_Pattern", "True"]

@@ -32,7 +32,51 @@ from inspector.core.symbols.records import (
     StackWinType,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any
+
 U32_MAX = 0xFFFF_FFFF
+
+
+class _Pattern:
+    """A regular expression of this module, compiled when first used.
+
+    Compiling is pure Python in `re` (about 0.6 M instructions for one of these): all of them
+    made every process that imports the symbol side pay ~2 ms, though a walk from a warm index
+    uses about half and a process that reads no symbol file none. The first use compiles the
+    pattern and puts the compiled one in this module's globals in its place, so every later use
+    is a plain `re.Pattern` call. `pattern` is there before that (patterns are built from others).
+    """
+
+    __slots__ = ("compiled", "flags", "name", "pattern")
+
+    def __init__(self, name: str, pattern: bytes, flags: int = 0) -> None:
+        self.name = name
+        self.pattern = pattern
+        self.flags = flags
+        self.compiled: re.Pattern[bytes] | None = None
+
+    def _compiled(self) -> re.Pattern[bytes]:
+        if self.compiled is None:
+            self.compiled = re.compile(self.pattern, self.flags)
+            globals()[self.name] = self.compiled
+        return self.compiled
+
+    def fullmatch(self, line: bytes) -> re.Match[bytes] | None:
+        return self._compiled().fullmatch(line)
+
+    def findall(self, text: bytes) -> list[Any]:
+        return self._compiled().findall(text)
+
+    def finditer(self, text: bytes) -> Iterator[re.Match[bytes]]:
+        return self._compiled().finditer(text)
+
+
+def _pattern(name: str, pattern: bytes, flags: int = 0) -> re.Pattern[bytes]:
+    """`re.compile(pattern, flags)` for the module global `name`, on first use (`_Pattern`)."""
+    return _Pattern(name, pattern, flags)  # type: ignore[return-value]  # the same calls
+
 
 _S = rb"[ \t]+"
 _HEX64 = rb"([0-9A-Fa-f]{1,16})"
@@ -40,28 +84,33 @@ _HEX32 = rb"([0-9A-Fa-f]{1,8})"
 _DEC32 = rb"([0-9]{1,10})"
 _REST = rb"(.*?)\r*"
 
-_MODULE = re.compile(
-    rb"MODULE" + _S + rb"([^ \t]+)" + _S + rb"([^ \t]+)" + _S + rb"([0-9A-Fa-f]+)" + _S + _REST, re.S
+_MODULE = _pattern(
+    "_MODULE",
+    rb"MODULE" + _S + rb"([^ \t]+)" + _S + rb"([^ \t]+)" + _S + rb"([0-9A-Fa-f]+)" + _S + _REST,
+    re.S,
 )
-_INFO = re.compile(rb"INFO" + _S + _REST, re.S)
-_FILE = re.compile(rb"FILE" + _S + _DEC32 + _S + _REST, re.S)
-_INLINE_ORIGIN = re.compile(rb"INLINE_ORIGIN" + _S + _DEC32 + _S + _REST, re.S)
-_OLD_ORIGIN_REST = re.compile(rb"(-?[0-9]*)[ \t]+" + _REST, re.S)
-_FUNC = re.compile(
-    rb"FUNC" + _S + rb"(?:(m)" + _S + rb")?" + _HEX64 + _S + _HEX32 + _S + _HEX32 + _S + _REST, re.S
+_INFO = _pattern("_INFO", rb"INFO" + _S + _REST, re.S)
+_FILE = _pattern("_FILE", rb"FILE" + _S + _DEC32 + _S + _REST, re.S)
+_INLINE_ORIGIN = _pattern("_INLINE_ORIGIN", rb"INLINE_ORIGIN" + _S + _DEC32 + _S + _REST, re.S)
+_OLD_ORIGIN_REST = _pattern("_OLD_ORIGIN_REST", rb"(-?[0-9]*)[ \t]+" + _REST, re.S)
+_FUNC = _pattern(
+    "_FUNC", rb"FUNC" + _S + rb"(?:(m)" + _S + rb")?" + _HEX64 + _S + _HEX32 + _S + _HEX32 + _S + _REST, re.S
 )
-_PUBLIC = re.compile(rb"PUBLIC" + _S + rb"(?:(m)" + _S + rb")?" + _HEX64 + _S + _HEX32 + _S + _REST, re.S)
-_LINE = re.compile(_HEX64 + _S + _HEX32 + _S + _DEC32 + _S + _DEC32 + rb"\r*")
-_CFI_INIT = re.compile(rb"STACK CFI INIT" + _S + _HEX64 + _S + _HEX32 + _S + _REST, re.S)
-_CFI = re.compile(rb"STACK CFI" + _S + _HEX64 + _S + _REST, re.S)
-_WIN = re.compile(
+_PUBLIC = _pattern(
+    "_PUBLIC", rb"PUBLIC" + _S + rb"(?:(m)" + _S + rb")?" + _HEX64 + _S + _HEX32 + _S + _REST, re.S
+)
+_LINE = _pattern("_LINE", _HEX64 + _S + _HEX32 + _S + _DEC32 + _S + _DEC32 + rb"\r*")
+_CFI_INIT = _pattern("_CFI_INIT", rb"STACK CFI INIT" + _S + _HEX64 + _S + _HEX32 + _S + _REST, re.S)
+_CFI = _pattern("_CFI", rb"STACK CFI" + _S + _HEX64 + _S + _REST, re.S)
+_WIN = _pattern(
+    "_WIN",
     rb"STACK WIN" + _S + rb"([0-9A-Fa-f])" + _S + _HEX64 + _S + (_HEX32 + _S) * 7 + rb"([0-9])" + _S + _REST,
     re.S,
 )
-_DECIMAL = re.compile(rb"[0-9]{1,10}")
-_SIGNED_DECIMAL = re.compile(rb"-?[0-9]{1,10}")
-_HEX64_ONLY = re.compile(rb"[0-9A-Fa-f]{1,16}")
-_HEX32_ONLY = re.compile(rb"[0-9A-Fa-f]{1,8}")
+_DECIMAL = _pattern("_DECIMAL", rb"[0-9]{1,10}")
+_SIGNED_DECIMAL = _pattern("_SIGNED_DECIMAL", rb"-?[0-9]{1,10}")
+_HEX64_ONLY = _pattern("_HEX64_ONLY", rb"[0-9A-Fa-f]{1,16}")
+_HEX32_ONLY = _pattern("_HEX32_ONLY", rb"[0-9A-Fa-f]{1,8}")
 
 
 def text(raw: bytes) -> str:
@@ -152,9 +201,9 @@ def public_sort_key(line: bytes) -> tuple[bytes, int] | None:
 
 
 #: The well-formed line records among a block's lines, all in one search (`line_records`).
-_LINE_ROWS = re.compile(rb"^" + _LINE.pattern + rb"$", re.M)
+_LINE_ROWS = _pattern("_LINE_ROWS", rb"^" + _LINE.pattern + rb"$", re.M)
 #: Lines that start with a hex digit: the lines a block's line records are looked for among.
-_HEX_ROW_START = re.compile(rb"^[0-9A-Fa-f]", re.M)
+_HEX_ROW_START = _pattern("_HEX_ROW_START", rb"^[0-9A-Fa-f]", re.M)
 
 
 def line_records(block: bytes) -> list[tuple[int, int, int, int]] | None:
@@ -174,7 +223,7 @@ def line_records(block: bytes) -> list[tuple[int, int, int, int]] | None:
     return records
 
 
-_INLINE_LINE = re.compile(rb"^INLINE[^\n]*", re.M)
+_INLINE_LINE = _pattern("_INLINE_LINE", rb"^INLINE[^\n]*", re.M)
 
 
 def inline_lines(block: bytes) -> Iterator[tuple[int, bytes]]:
