@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -65,3 +66,15 @@ def test_a_gui_thread_that_never_goes_idle_only_slows_the_work_down() -> None:
     assert returned.wait(5), "check() must give up waiting after a bounded pause"
     thread.join(5)
     assert errors == []
+
+
+def test_wait_wakes_as_soon_as_another_thread_cancels() -> None:
+    token = CancelToken()
+    assert token.wait(0.01) is False  # nothing cancelled: the whole wait, then False
+    timer = threading.Timer(0.05, token.cancel)
+    timer.start()
+    started = time.monotonic()
+    assert token.wait(30) is True
+    assert time.monotonic() - started < 10  # woken by the cancel, not by the 30 s timeout
+    assert token.wait(30) is True  # already cancelled: at once
+    timer.join()

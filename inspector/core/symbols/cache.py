@@ -25,12 +25,11 @@ image dropped from it lives on only while a file still uses it.
 
 from __future__ import annotations
 
+import _thread
 import collections
-import contextlib
 import mmap
 import os
 import sys
-import threading
 import time
 import zlib
 
@@ -67,7 +66,7 @@ class _KeptImages:
     """Validated index images by entry path, for the whole process (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         #: path -> (the entry's (st_dev, st_ino, st_size, st_mtime_ns), the `.sym` identity, the
         #: image); insertion order is use order
         self._images: dict[str, tuple[tuple[int, int, int, int], SymbolIdentity, IndexImage]] = {}
@@ -190,8 +189,10 @@ def write_atomically(path: str, data: Any) -> OSError | None:
         return exc
     finally:
         if tmp_name is not None:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(tmp_name)
+            except OSError:
+                pass
     return None
 
 
@@ -201,7 +202,7 @@ class IndexCache:
     def __init__(self, directory: str | os.PathLike[str] | None) -> None:
         self.directory = None if directory is None else path_text(directory)
         self._warned = False
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         #: what happened on recent loads and stores (newest last), for status displays and tests
         self.events: collections.deque[str] = collections.deque(maxlen=64)
 
@@ -262,8 +263,10 @@ class IndexCache:
             _KEPT.keep(path, st, identity, image)
         elif mapped is not None and hasattr(mmap, "MADV_DONTNEED"):
             # validation touched every page; lookups will touch only a few of them again
-            with contextlib.suppress(OSError):
+            try:
                 mapped.madvise(mmap.MADV_DONTNEED)
+            except OSError:
+                pass
         self._event("loaded from cache")
         return image
 

@@ -41,7 +41,6 @@ Version history:
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import json
 import struct
@@ -336,12 +335,16 @@ class IndexImage:
             return  # other files use it; the bytes go when the last of them does
         self._arrays = {}
         for view in reversed(self._views):
-            with contextlib.suppress(BufferError):  # a view still exported elsewhere
+            try:
                 view.release()
+            except BufferError:  # a view still exported elsewhere
+                pass
         self._views = []
         if self._owner is not None:
-            with contextlib.suppress(BufferError, ValueError):
+            try:
                 self._owner.close()
+            except (BufferError, ValueError):
+                pass
             self._owner = None
 
     # ---- summary accessors -------------------------------------------------

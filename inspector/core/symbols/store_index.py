@@ -19,9 +19,9 @@ ignored (the index is then built in memory each run).
 
 from __future__ import annotations
 
+import _thread
 import json
 import os
-import threading
 import zlib
 
 from inspector.core.cancel import NEVER, CancelToken
@@ -82,7 +82,7 @@ class StoreIndex:
     def __init__(self, root: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None) -> None:
         self.root = path_text(root)
         self.cache_dir = None if cache_dir is None else path_text(cache_dir)
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._by_code: dict[tuple[str, str], list[tuple[str, ObjectIdentity]]] | None = None
         #: what the last build did, for tests and status displays
         self.files_read = 0

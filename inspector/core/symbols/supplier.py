@@ -31,11 +31,11 @@ unreadable.
 
 from __future__ import annotations
 
+import _thread
 import enum
 import functools
 import os
 import stat
-import threading
 import time
 from collections.abc import Iterable
 
@@ -229,7 +229,7 @@ class SymbolSupplier:
         self._kinds = tuple(kind for kind, _ in checked)
         self._headers: dict[str, ObjectIdentity | None] = {}
         self._store_indexes: dict[str, StoreIndex] = {}
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._objects: ObjectSources | None = None
 
     def locate(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> Located:
@@ -500,7 +500,7 @@ class KeptSymbolSupplier(SymbolSupplier):
         self.max_open = max_open
         # insertion order is use order (a hit moves its entry to the end)
         self._kept: dict[tuple[str, str, str, str], ModuleSymbols] = {}
-        self._kept_lock = threading.Lock()
+        self._kept_lock = _thread.allocate_lock()
 
     def load(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> ModuleSymbols:
         key = (module.code_file, module.code_id, module.debug_file, module.debug_id)

@@ -8,8 +8,8 @@ delta rows, parsed when a lookup first needs them, in rust-minidump's order.
 
 from __future__ import annotations
 
+import _thread
 import os
-import threading
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -158,7 +158,7 @@ class TextReader:
     def __init__(self, fd: int, size: int) -> None:
         self.fd = fd
         self.size = size
-        self.lock = threading.Lock()
+        self.lock = _thread.allocate_lock()
 
     def _pread(self, n: int, offset: int) -> bytes:
         if hasattr(os, "pread"):

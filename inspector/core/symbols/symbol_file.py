@@ -36,11 +36,10 @@ the index is rebuilt from the text and the lookup retried.
 
 from __future__ import annotations
 
-import contextlib
+import _thread
 import mmap
 import os
 import stat
-import threading
 from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
 
@@ -131,7 +130,7 @@ class SymbolFile:
         self._size = reader.size
         self._identity = identity
         self._cache = cache
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._index = IndexArrays(image)
         #: "cache" (a valid cached index was used) or "built" (indexed now; "+stored" when cached)
         self.index_source = index_source
@@ -456,8 +455,10 @@ class SymbolFile:
 
     def _remember(self, cache: dict[int, Any], key: int, value: Any) -> None:
         if len(cache) >= BLOCK_CACHE_SIZE:
-            with contextlib.suppress(KeyError, StopIteration, RuntimeError):
+            try:
                 del cache[next(iter(cache))]
+            except (KeyError, StopIteration, RuntimeError):
+                pass
         cache[key] = value
 
     def _note_lazy_damage(self, block_offset: int, damaged: list[tuple[int, DamageKind, str]]) -> None:

@@ -20,13 +20,12 @@ size, modification time); the next walk opens that file and its cached index in 
 
 from __future__ import annotations
 
-import contextlib
+import _thread
 import hashlib
 import json
 import os
 import stat
 import sys
-import threading
 from collections.abc import Iterable, Sequence
 
 from inspector.core.cancel import NEVER, CancelToken
@@ -132,7 +131,7 @@ def matched(module: ModuleIdentity, path: str, debug_id: str, code_id: str | Non
 #: (the corpus, triage, the window's next dump) asks about the same system libraries, and reading
 #: an ELF file's identity costs milliseconds (a fifth of a warm corpus pass read them again).
 _IDENTITIES: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
-_IDENTITIES_LOCK = threading.Lock()
+_IDENTITIES_LOCK = _thread.allocate_lock()
 
 
 @record
@@ -150,7 +149,7 @@ class _Scan:
 #: scan of a folder changed within the last seconds is not kept (`cache.settled`: a change in
 #: the same clock tick would leave its modification time as it was).
 _SCANS: dict[str, _Scan] = {}
-_SCANS_LOCK = threading.Lock()
+_SCANS_LOCK = _thread.allocate_lock()
 #: folders kept at most (a long GUI session may meet many; the oldest is dropped)
 MAX_KEPT_SCANS = 64
 
@@ -199,7 +198,7 @@ class ObjectSources:
 
             cache_dir = self._temp = tempfile.mkdtemp(prefix="crash-inspector-objects-")
         self.cache_dir = path_text(cache_dir)
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._listing: list[_Entry] | None = None
         #: problems met while scanning or reading (path, reason), for `inspector_problems`
         self.problems: list[tuple[str, str]] = []
@@ -441,8 +440,10 @@ class ObjectSources:
             )
             os.replace(temp, target)
         except BaseException:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(temp)
+            except OSError:
+                pass
             raise
         finally:
             opened.clear()
