@@ -165,9 +165,31 @@ REGISTER_SETS: dict[ContextLayout, RegisterSet] = {
     ),
 }
 
-_INDEXES: dict[ContextLayout, dict[str, int]] = {
-    layout: {name: i for i, name in enumerate(rs.names)} for layout, rs in REGISTER_SETS.items()
-}
+
+class _Layout:
+    """What a context's accessors need of its layout, looked up once per call.
+
+    The stackwalker reads and builds contexts tens of thousands of times a corpus pass
+    (`value`, `is_valid`, `from_registers`); going through the `RegisterSet` and its alias map
+    cost three or four calls per register read.
+    """
+
+    __slots__ = ("canonical", "mask", "print_slots", "register_set", "slots", "zeros")
+
+    def __init__(self, rs: RegisterSet) -> None:
+        index = {name: i for i, name in enumerate(rs.names)}
+        self.register_set = rs
+        #: every name the layout answers to (its own and the aliases) -> the canonical name
+        self.canonical: dict[str, str] = dict(rs._canonical)
+        #: every name the layout answers to -> the canonical register's index into `values`
+        self.slots: dict[str, int] = {name: index[canonical] for name, canonical in self.canonical.items()}
+        self.mask = (1 << (rs.width * 8)) - 1
+        self.zeros = [0] * len(rs.names)
+        #: (name, index) in rust-minidump's print order
+        self.print_slots = tuple((name, index[name]) for name in rs.print_order)
+
+
+_LAYOUTS: dict[ContextLayout, _Layout] = {layout: _Layout(rs) for layout, rs in REGISTER_SETS.items()}
 
 #: Layout used for a CPU when a context is built from scratch.
 _DEFAULT_LAYOUT: dict[Cpu, ContextLayout] = {
@@ -233,21 +255,28 @@ class CpuContext:
         context_flags: int = 0,
     ) -> CpuContext:
         """A context with the given register values (others 0); valid = `valid` or the given names."""
-        layout = layout or layout_for(cpu)
-        rs = REGISTER_SETS[layout]
-        index = _INDEXES[layout]
-        mask = (1 << (rs.width * 8)) - 1
-        values = [0] * len(rs.names)
-        for name, value in registers.items():
-            values[index[_resolve(rs, name)]] = value & mask
+        table = _LAYOUTS[layout or layout_for(cpu)]
+        mask = table.mask
+        values = table.zeros.copy()
         names = registers.keys() if valid is None else valid
+        try:
+            slots = table.slots
+            for name, value in registers.items():
+                values[slots[name]] = value & mask
+            canonical = frozenset(map(table.canonical.__getitem__, names))
+        except KeyError:
+            rs = table.register_set
+            for name in (*registers, *names):
+                _resolve(rs, name)  # raises the error that names the register
+            raise
+        rs = table.register_set
         return cls(
-            cpu=cpu,
-            layout=layout,
-            values=tuple(values),
-            valid=frozenset(_resolve(rs, n) for n in names),
-            context_flags=context_flags,
-            frame_pointer_name=frame_pointer_name or rs.frame_pointer,
+            cpu,
+            rs.layout,
+            tuple(values),
+            canonical,
+            context_flags,
+            frame_pointer_name or rs.frame_pointer,
         )
 
     def with_registers(self, registers: Mapping[str, int], *, keep_valid: bool = False) -> CpuContext:
@@ -257,21 +286,23 @@ class CpuContext:
         recovered (and the callee-saved ones it forwards); everything else is
         invalid in the caller.
         """
-        rs = self.register_set
-        index = _INDEXES[self.layout]
-        mask = (1 << (rs.width * 8)) - 1
+        table = _LAYOUTS[self.layout]
+        mask = table.mask
         values = list(self.values)
-        names = []
-        for name, value in registers.items():
-            canonical = _resolve(rs, name)
-            values[index[canonical]] = value & mask
-            names.append(canonical)
-        valid = frozenset(names) | self.valid if keep_valid else frozenset(names)
+        try:
+            slots = table.slots
+            for name, value in registers.items():
+                values[slots[name]] = value & mask
+            names = frozenset(map(table.canonical.__getitem__, registers))
+        except KeyError:
+            for name in registers:
+                _resolve(table.register_set, name)  # raises the error that names the register
+            raise
         return CpuContext(
             self.cpu,
             self.layout,
             tuple(values),
-            valid,
+            names | self.valid if keep_valid else names,
             self.context_flags,
             self.frame_pointer_name,
             None,
@@ -280,8 +311,12 @@ class CpuContext:
 
     def subset(self, names: Iterable[str]) -> CpuContext:
         """The same values with validity reduced to `names` (those that were valid)."""
-        rs = self.register_set
-        keep = frozenset(_resolve(rs, n) for n in names) & self.valid
+        canonical = _LAYOUTS[self.layout].canonical
+        try:
+            keep = frozenset(map(canonical.__getitem__, names)) & self.valid
+        except KeyError:
+            keep = frozenset(_resolve(self.register_set, n) for n in names)  # raises for the unknown one
+            raise
         return CpuContext(
             self.cpu,
             self.layout,
@@ -297,7 +332,7 @@ class CpuContext:
 
     @property
     def register_set(self) -> RegisterSet:
-        return REGISTER_SETS[self.layout]
+        return _LAYOUTS[self.layout].register_set
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -310,25 +345,21 @@ class CpuContext:
         return self.register_set.width
 
     def canonical(self, name: str) -> str | None:
-        return self.register_set.canonical(name)
+        return _LAYOUTS[self.layout].canonical.get(name)
 
     def is_valid(self, name: str) -> bool:
-        canonical = self.register_set.canonical(name)
-        return canonical is not None and canonical in self.valid
+        return _LAYOUTS[self.layout].canonical.get(name) in self.valid
 
     def get(self, name: str) -> int | None:
         """The register's value, or None when it is not valid (or the CPU has no such register)."""
-        canonical = self.register_set.canonical(name)
-        if canonical is None or canonical not in self.valid:
+        table = _LAYOUTS[self.layout]
+        if table.canonical.get(name) not in self.valid:
             return None
-        return self.values[_INDEXES[self.layout][canonical]]
+        return self.values[table.slots[name]]
 
     def value(self, name: str) -> int:
         """The stored value whether valid or not; KeyError for a name the CPU does not have."""
-        canonical = self.register_set.canonical(name)
-        if canonical is None:
-            raise KeyError(name)
-        return self.values[_INDEXES[self.layout][canonical]]
+        return self.values[_LAYOUTS[self.layout].slots[name]]
 
     @property
     def instruction_pointer(self) -> int | None:
@@ -350,8 +381,8 @@ class CpuContext:
 
     def valid_registers(self) -> list[tuple[str, int]]:
         """(name, value) for the valid registers in rust-minidump's print order."""
-        index = _INDEXES[self.layout]
-        return [(n, self.values[index[n]]) for n in self.register_set.print_order if n in self.valid]
+        values, valid = self.values, self.valid
+        return [(name, values[i]) for name, i in _LAYOUTS[self.layout].print_slots if name in valid]
 
     def format_register(self, name: str) -> str:
         """`0x` + hex zero-padded to the register width, as rust-minidump prints registers."""

@@ -253,6 +253,7 @@ def _walk_threads(
     )
     threads = list(state.threads)
     budget = options.walk.dump_frame_limit
+    unloaded_modules = dump.unloaded_modules
     # Threads starting from the same registers on the same stack bytes have the same walk: a
     # hostile dump may point thousands of threads at one long stack. Walked once, shared.
     walks: dict[tuple[object, ...], tuple[tuple[StackFrame, ...], Termination | None]] = {}
@@ -279,7 +280,7 @@ def _walk_threads(
                     context,
                     region,
                     env,
-                    unloaded_modules=dump.unloaded_modules,
+                    unloaded_modules=unloaded_modules,
                     cancel=cancel,
                     frame_budget=max(1, budget),
                 ):
@@ -311,13 +312,16 @@ def _forward(
         yield from _emit(item, tracker)
 
 
-def _emit(item: _WalkItem, tracker: SymbolTracker) -> Iterator[ProcessEvent]:
-    yield from tracker.changes()
+def _emit(item: _WalkItem, tracker: SymbolTracker) -> list[ProcessEvent]:
+    """The events for one item of the walk: the symbol changes it caused, then the item (a list:
+    this runs for every frame, and a generator per frame cost more than the rest of it)."""
+    events = tracker.changes()  # a new list, ours
     if isinstance(item, _ThreadDone):
         tracker.threads_walked += 1
-        yield tracker.progress()
+        events.append(tracker.progress())
     else:
-        yield item
+        events.append(item)
+    return events
 
 
 _POLL_SECONDS = 0.1

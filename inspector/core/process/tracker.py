@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from inspector.core.process.events import Progress, SymbolsLoaded
+from inspector.core.process.events import ProcessEvent, Progress, SymbolsLoaded
 from inspector.core.process.state import NOT_REQUESTED, ModuleSymbolSummary, ProcessState
 from inspector.core.record import replace
 from inspector.core.symbols import DownloadState, DownloadStatus, Symbolizer, module_key
@@ -45,14 +43,19 @@ class SymbolTracker:
         """The module's final summary: what the walk asked for, with its latest download."""
         return self.shown.get(index, NOT_REQUESTED)
 
-    def changes(self) -> Iterator[SymbolsLoaded | Progress]:
-        """Events for what changed since the last call (cheap when nothing did)."""
+    def changes(self) -> list[ProcessEvent]:
+        """Events for what changed since the last call (asked after every frame: at once when nothing did)."""
+        symbolizer, supplier = self.symbolizer, self.supplier
+        if (symbolizer is None or symbolizer.loads_finished == self.seen_loaded) and (
+            supplier is None or supplier.download_version == self.seen_downloads
+        ):
+            return []
+        events: list[ProcessEvent] = []  # SymbolsLoaded and Progress
         changed: set[int] = set()
-        symbolizer = self.symbolizer
         if symbolizer is not None:
-            progress = symbolizer.progress
-            if progress.loaded != self.seen_loaded:
-                self.seen_loaded = progress.loaded
+            loaded = symbolizer.loads_finished
+            if loaded != self.seen_loaded:
+                self.seen_loaded = loaded
                 for key, symbols in symbolizer.statuses().items():
                     for index in self.key_to_index.get(key, ()):
                         if index not in self.requested:
@@ -79,9 +82,10 @@ class SymbolTracker:
                 summary = replace(summary, download=download)
             if self.shown.get(index) != summary:
                 self.shown[index] = summary
-                yield SymbolsLoaded(index, summary)
+                events.append(SymbolsLoaded(index, summary))
         if changed and self.supplier is not None:
-            yield self.progress()
+            events.append(self.progress())
+        return events
 
     def progress(self) -> Progress:
         requested = loaded = 0

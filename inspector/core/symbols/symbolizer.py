@@ -68,7 +68,9 @@ class Symbolizer:
         self.cancel = cancel
         self.owns_files = owns_files
         self._entries: dict[ModuleKey, _Entry] = {}
-        self._loaded = 0  # entries with a result: `progress` is asked after every frame
+        #: entries with a result, a count that only grows: progress displays compare it after every
+        #: frame, without the lock (`progress` takes it for a consistent pair)
+        self.loads_finished = 0
         self._lock = threading.Lock()
 
     # ---- what the stackwalker calls ------------------------------------------------
@@ -91,7 +93,7 @@ class Symbolizer:
 
     def status(self, module: ModuleIdentity) -> ModuleSymbols:
         """The module's symbols, loading them on the first request (thread-safe, once per module)."""
-        key = module_key(module)
+        key = (module.code_file, module.code_id, module.debug_file, module.debug_id)  # module_key, inlined
         entry = self._entries.get(key)
         if entry is not None and entry.result is not None:
             return entry.result
@@ -103,7 +105,7 @@ class Symbolizer:
             if entry.result is None:
                 entry.result = self.supplier.load(module, self.cancel)
                 with self._lock:
-                    self._loaded += 1
+                    self.loads_finished += 1
             return entry.result
 
     # ---- for progress displays and reports ---------------------------------------------
@@ -111,7 +113,7 @@ class Symbolizer:
     @property
     def progress(self) -> SymbolProgress:
         with self._lock:
-            return SymbolProgress(len(self._entries), self._loaded)
+            return SymbolProgress(len(self._entries), self.loads_finished)
 
     def statuses(self) -> dict[ModuleKey, ModuleSymbols]:
         """Every module whose symbols have been loaded (or looked for) so far."""

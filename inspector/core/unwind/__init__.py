@@ -26,7 +26,6 @@ __getattr__ = lazy_names(
     __name__,
     {
         "environment": (
-            "CandidateVerdict",
             "StackMemory",
             "WalkEnvironment",
         ),
@@ -45,6 +44,7 @@ __getattr__ = lazy_names(
         ),
         "trace": (
             "AttemptDetail",
+            "CandidateVerdict",
             "CfiDetail",
             "Check",
             "FramePointerDetail",
@@ -72,7 +72,7 @@ __getattr__ = lazy_names(
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:  # the same names, for type checkers
-    from inspector.core.unwind.environment import CandidateVerdict, StackMemory, WalkEnvironment
+    from inspector.core.unwind.environment import StackMemory, WalkEnvironment
     from inspector.core.unwind.frame import (
         INLINE_DESCRIPTION,
         CallStack,
@@ -85,6 +85,7 @@ if TYPE_CHECKING:  # the same names, for type checkers
     from inspector.core.unwind.options import WalkOptions, WalkPolicy
     from inspector.core.unwind.trace import (
         AttemptDetail,
+        CandidateVerdict,
         CfiDetail,
         Check,
         FramePointerDetail,

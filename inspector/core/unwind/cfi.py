@@ -24,7 +24,14 @@ from collections.abc import Callable, Iterable
 
 from inspector.core.minidump import CpuContext, Module
 from inspector.core.record import replace
-from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_cfi, evaluate_win
+from inspector.core.symbols import (
+    CfiLookup,
+    PostfixResult,
+    StackWinRecord,
+    StackWinType,
+    evaluate_cfi,
+    evaluate_win,
+)
 from inspector.core.symbols.postfix import win_frame_size, win_variables
 from inspector.core.unwind.environment import (
     U64,
@@ -114,18 +121,38 @@ def cfi_attempt(
     exactly at `instruction` (rust-minidump's arm64 rule for an lr that frame-pointer
     unwinding recovered heuristically: only a function-entry row `.ra: x30` may use it).
     """
-    env, memory = walk.env, walk.memory
-    width = env.width
-    instruction, module, callee_context = callee.instruction, callee.module, callee.context
+    env = walk.env
+    instruction, module = callee.instruction, callee.module
     if module is None:
         return _na(Strategy.CFI, f"{instruction:#x} is not in any loaded module"), None
     symbols = env.unwind_symbols(module)
     if symbols is None:
-        return _na(Strategy.CFI, env.unwind_symbols_missing_reason(module)), None
+        return env.no_unwind_symbols(module), None
     relative = instruction - module.base
     lookup = symbols.find_cfi(relative)
     if lookup is None:
         return _na(Strategy.CFI, f"no STACK CFI covers {_module_label(module)}+{relative:#x}"), None
+    return _evaluate_rules(
+        callee, walk, lookup, forwarded=forwarded, state=state, entry_only=entry_only, adjust=adjust
+    )
+
+
+def _evaluate_rules(
+    callee: StackFrame,
+    walk: ThreadWalk,
+    lookup: CfiLookup,
+    *,
+    forwarded: tuple[str, ...],
+    state: CallerRegisters | None,
+    entry_only: frozenset[str],
+    adjust: Callable[[CallerRegisters], None] | None,
+) -> tuple[StrategyAttempt, CpuContext | None]:
+    """`cfi_attempt` once a STACK CFI block covers the instruction: the rules, evaluated and recorded."""
+    env, memory = walk.env, walk.memory
+    width = env.width
+    instruction, module, callee_context = callee.instruction, callee.module, callee.context
+    assert module is not None  # the CFI came from its symbols
+    relative = instruction - module.base
     caller = state if state is not None else CallerRegisters(callee_context, forwarded, width)
     registers = readable_registers(callee_context, all_valid=callee.trust is FrameTrust.CONTEXT)
     note = None

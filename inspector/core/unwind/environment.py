@@ -11,13 +11,20 @@ from __future__ import annotations
 import struct
 
 from inspector.core.minidump import CpuContext, MemoryRegion, Module, ModuleList
-from inspector.core.record import record
-from inspector.core.symbols import FrameSymbol, SymbolFile, Symbolizer
+from inspector.core.symbols import FrameSymbol, ModuleSymbols, SymbolFile, Symbolizer
 from inspector.core.types import Cpu, Os
+from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.options import WalkOptions
-from inspector.core.unwind.trace import MemoryWord
+from inspector.core.unwind.trace import CandidateVerdict, MemoryWord, Outcome, Strategy, StrategyAttempt
 
 U64 = (1 << 64) - 1
+#: struct codes of the word widths the walk reads
+_CODES = {4: "I", 8: "Q"}
+
+
+#: The verdicts on words outside every module, shared (most scanned words are such)
+_NULL = CandidateVerdict(False, None, None, "null")
+_OUTSIDE_MODULES = CandidateVerdict(False, None, None, "not in any loaded module")
 
 
 def word_size(cpu: Cpu) -> int:
@@ -28,15 +35,16 @@ def word_size(cpu: Cpu) -> int:
 class StackMemory:
     """One thread's stack region, read in words of the CPU's width."""
 
-    __slots__ = ("_base", "_data", "_size", "_unpack")
+    __slots__ = ("_base", "_data", "_endian", "_size", "_unpack")
 
     def __init__(self, region: MemoryRegion) -> None:
         # The walk reads tens of thousands of words: one call per read, not three.
         self._base = region.base
         self._size = region.size
         self._data = region.data
+        self._endian = region.endian
         self._unpack = {
-            width: struct.Struct(region.endian + code).unpack_from for width, code in ((4, "I"), (8, "Q"))
+            width: struct.Struct(region.endian + code).unpack_from for width, code in _CODES.items()
         }
 
     def read(self, address: int, width: int) -> int | None:
@@ -47,23 +55,27 @@ class StackMemory:
         value: int = self._unpack[width](self._data, offset)[0]
         return value
 
+    def words(self, start: int, count: int, width: int) -> tuple[int, ...]:
+        """Up to `count` words from `start` on, in one read: those before the first unreadable one."""
+        offset = start - self._base
+        if offset < 0:
+            return ()
+        count = min(count, (self._size - offset) // width)
+        if count <= 0:
+            return ()
+        return struct.unpack_from(f"{self._endian}{count}{_CODES[width]}", self._data, offset)
+
     def word(self, address: int, width: int, role: str, register: str | None = None) -> MemoryWord:
         """Read a word and record it for the trace (`register`: the caller register it is read for)."""
         return MemoryWord(address, width, self.read(address, width), role, register)
 
 
-@record
-class CandidateVerdict:
-    """Whether a stack word looks like a return address, with the module/symbol that decided it."""
-
-    accepted: bool
-    module: str | None
-    symbol: str | None
-    reason: str
-
-
 class WalkEnvironment:
-    """Process-wide inputs of a walk: CPU, OS, modules, symbols, options, and a memo of scan checks."""
+    """Process-wide inputs of a walk: CPU, OS, modules, symbols, options, and memos of lookups.
+
+    The memos (each module's symbols, scan verdicts by word value) are valid for the whole
+    dump: its modules and symbol files do not change while it is walked.
+    """
 
     def __init__(
         self,
@@ -82,7 +94,14 @@ class WalkEnvironment:
         #: the policy's fixed rules, looked up once: scans and symbol checks ask for them often
         self.rules = options.rules
         self.width = word_size(cpu)
+        #: symbol files rust-minidump refuses are used for unwinding too (see `unwind_symbols`)
+        self._rejected_ok = options.unwind_with_rejected_symbols or self.rules.unwind_with_rejected_symbols
         self._verdicts: dict[int, CandidateVerdict] = {}
+        self._scan_memos: dict[Prefilter | None, dict[int, CandidateVerdict]] = {}
+        #: id(module) -> (the module, its symbols, its symbol file for unwinding); the module is kept
+        #: so that an id is never taken for another object's
+        self._symbols: dict[int, tuple[Module, ModuleSymbols | None, SymbolFile | None]] = {}
+        self._no_cfi: dict[int, tuple[Module, StrategyAttempt]] = {}
         self._origins: dict[int, str | None] = {}
         self._pac_mask: int | None = None
         self._breakpad_pac_mask: int | None = None
@@ -91,12 +110,25 @@ class WalkEnvironment:
 
     def module_at(self, address: int) -> tuple[int, Module] | None:
         index = self.modules.index_at(address)
-        return None if index is None else (index, self.modules[index])
+        return None if index is None else (index, self.modules.modules[index])
+
+    def _module_symbols(self, module: Module) -> tuple[Module, ModuleSymbols | None, SymbolFile | None]:
+        """The module's symbols and its symbol file for unwinding, asked of the symbolizer once per module."""
+        known = self._symbols.get(id(module))
+        if known is not None and known[0] is module:
+            return known
+        status = None if self.symbolizer is None else self.symbolizer.status(module)
+        unwind = None if status is None else status.symbol_file
+        if status is not None and status.rust_minidump_corrupt and not self._rejected_ok:
+            unwind = None
+        known = self._symbols[id(module)] = (module, status, unwind)
+        return known
 
     def symbolize(self, module: Module, address: int) -> FrameSymbol | None:
-        if self.symbolizer is None:
+        status = self._module_symbols(module)[1]
+        if status is None or status.symbol_file is None:
             return None
-        return self.symbolizer.lookup(module, address - module.base)
+        return status.symbol_file.symbolize(address - module.base)
 
     def unwind_symbols(self, module: Module) -> SymbolFile | None:
         """The module's symbol file as the unwinder may use it (for CFI, STACK WIN and scan checks).
@@ -109,16 +141,7 @@ class WalkEnvironment:
         `unwind_with_rejected_symbols`) such a file names the frames but is not used for
         unwinding, so the frames stay rust-minidump's.
         """
-        if self.symbolizer is None:
-            return None
-        status = self.symbolizer.status(module)
-        if status.symbol_file is None:
-            return None
-        options = self.options
-        rejected_ok = options.unwind_with_rejected_symbols or self.rules.unwind_with_rejected_symbols
-        if status.rust_minidump_corrupt and not rejected_ok:
-            return None
-        return status.symbol_file
+        return self._module_symbols(module)[2]
 
     def unwind_origin(self, module: Module) -> str | None:
         """Where the module's unwind rules come from (`ModuleSymbols.unwind_origin`), once per module."""
@@ -126,14 +149,26 @@ class WalkEnvironment:
             return None
         found = self._origins.get(module.base, self)
         if found is self:
-            found = self._origins[module.base] = self.symbolizer.status(module).unwind_origin
+            status = self._module_symbols(module)[1]
+            found = self._origins[module.base] = None if status is None else status.unwind_origin
         return found  # type: ignore[return-value]
 
-    def unwind_symbols_missing_reason(self, module: Module) -> str:
-        """Why `unwind_symbols` gave nothing (for the trace)."""
-        if self.symbolizer is not None and self.symbolizer.status(module).symbol_file is not None:
-            return f"{module.filename}'s symbols are ones rust-minidump rejects; not used for unwinding"
-        return f"{module.filename} has no symbols"
+    def no_unwind_symbols(self, module: Module) -> StrategyAttempt:
+        """The STACK CFI attempt of a frame in a module `unwind_symbols` gives nothing for: why not.
+
+        The same for every frame of the module, so made once (a record is immutable).
+        """
+        known = self._no_cfi.get(id(module))
+        if known is not None and known[0] is module:
+            return known[1]
+        status = self._module_symbols(module)[1]
+        if status is not None and status.symbol_file is not None:
+            reason = f"{module.filename}'s symbols are ones rust-minidump rejects; not used for unwinding"
+        else:
+            reason = f"{module.filename} has no symbols"
+        attempt = StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, reason)
+        self._no_cfi[id(module)] = (module, attempt)
+        return attempt
 
     def return_address_verdict(self, value: int) -> CandidateVerdict:
         """rust-minidump's `instruction_seems_valid_by_symbols` (memoized per address).
@@ -151,14 +186,39 @@ class WalkEnvironment:
             self._verdicts[value] = verdict
         return verdict
 
+    def scan_verdicts(self, prefilter: Prefilter | None) -> dict[int, CandidateVerdict]:
+        """The verdicts on scanned words, by value, with this pre-filter (None: none), filled by `judge`.
+
+        A scan looks at tens of thousands of words a corpus pass, mostly the same values again
+        (each frame's window overlaps the last): a word's verdict depends only on its value, the
+        pre-filter and the dump, so it is decided once per dump.
+        """
+        memo = self._scan_memos.get(prefilter)
+        if memo is None:
+            memo = self._scan_memos[prefilter] = {}
+        return memo
+
+    def judge(
+        self, value: int, prefilter: Prefilter | None, memo: dict[int, CandidateVerdict]
+    ) -> CandidateVerdict:
+        """A scanned word's verdict (the pre-filter's rejection, else `return_address_verdict`), memoized."""
+        reason = None if prefilter is None else prefilter(value)
+        verdict = (
+            self.return_address_verdict(value)
+            if reason is None
+            else CandidateVerdict(False, None, None, reason)
+        )
+        memo[value] = verdict
+        return verdict
+
     def _verdict(self, value: int) -> CandidateVerdict:
         address = max(0, value - 1)
         if address == 0:
-            return CandidateVerdict(False, None, None, "null")
-        hit = self.module_at(address)
-        if hit is None:
-            return CandidateVerdict(False, None, None, "not in any loaded module")
-        module = hit[1]
+            return _NULL
+        index = self.modules.index_at(address)
+        if index is None:
+            return _OUTSIDE_MODULES
+        module = self.modules.modules[index]
         name = module.filename
         symbol_file = self.unwind_symbols(module)
         if symbol_file is None:

@@ -23,7 +23,7 @@ from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust
 from inspector.core.unwind.options import DEFAULT_SCAN_WORDS, EXTENDED_SCAN_WORDS
-from inspector.core.unwind.trace import Check, MemoryWord, ScanCandidate, ScanDetail
+from inspector.core.unwind.trace import CandidateVerdict, Check, MemoryWord, ScanDetail
 
 __all__ = ["DEFAULT_SCAN_WORDS", "EXTENDED_SCAN_WORDS", "Prefilter", "ScanResult", "scan_stack", "scan_words"]
 
@@ -68,35 +68,37 @@ def scan_stack(
     """Scan `words` words from `start`; the first accepted candidate wins.
 
     Every candidate examined is recorded with its verdict. `prefilter` is skipped when the
-    policy says so (Breakpad checks only "in a module" and symbols).
+    policy says so (Breakpad checks only "in a module" and symbols). The window is read in
+    one go and each word judged through the dump's memo of verdicts (`WalkEnvironment.judge`).
     """
     limit = (1 << (8 * width)) - 1
-    use_prefilter = prefilter is not None and env.rules.scan_prefilter
-    candidates: list[ScanCandidate] = []
-    stopped = f"no return address in the {words}-word window"
+    if not env.rules.scan_prefilter:
+        prefilter = None
+    # the words the window can give: it ends early at an address past `limit` or at unreadable memory
+    in_range = 0 if start > limit else (limit - start) // width + 1
+    values = memory.words(start, min(words, in_range), width)
+    memo = env.scan_verdicts(prefilter)
+    verdicts: list[CandidateVerdict] = []
     found_address = found_value = None
-    for i in range(words):
-        address = start + i * width
-        if address > limit:
-            stopped = f"the next address overflows {8 * width} bits"
-            break
-        value = memory.read(address, width)
-        if value is None:
-            stopped = f"stack memory ends before {address:#x}"
-            break
-        reason = prefilter(value) if use_prefilter and prefilter is not None else None
-        if reason is not None:
-            candidates.append(ScanCandidate(address, value, None, None, False, reason))
-            continue
-        verdict = env.return_address_verdict(value)
-        candidates.append(
-            ScanCandidate(address, value, verdict.module, verdict.symbol, verdict.accepted, verdict.reason)
-        )
+    for value in values:
+        verdict = memo.get(value) or env.judge(value, prefilter, memo)
+        verdicts.append(verdict)
         if verdict.accepted:
-            found_address, found_value = address, value
-            stopped = f"accepted the word at {address:#x}"
+            found_value = value
             break
-    detail = ScanDetail(start, words, width, tuple(candidates), stopped, purpose=purpose)
+    count = len(verdicts)
+    if found_value is not None:
+        found_address = start + (count - 1) * width
+        stopped = f"accepted the word at {found_address:#x}"
+        values = values[:count]
+    elif count == words:
+        stopped = f"no return address in the {words}-word window"
+    elif count == in_range:
+        stopped = f"the next address overflows {8 * width} bits"
+    else:
+        stopped = f"stack memory ends before {start + count * width:#x}"
+    addresses = range(start, start + count * width, width)
+    detail = ScanDetail(start, words, width, addresses, values, tuple(verdicts), stopped, purpose=purpose)
     return ScanResult(detail, found_address, found_value)
 
 
@@ -108,7 +110,9 @@ def with_frame_pointer(
         detail.start,
         detail.window_words,
         detail.word_size,
-        detail.candidates,
+        detail.addresses,
+        detail.values,
+        detail.verdicts,
         detail.stopped,
         tuple(reads),
         tuple(checks),

@@ -117,31 +117,27 @@ def scanned_caller(result: ScanResult, make_caller: Callable[[int, int], CpuCont
     return StrategyResult((attempt,), caller, FrameTrust.SCAN)
 
 
-@record
-class CallerSearch:
-    attempts: tuple[StrategyAttempt, ...]
-    chosen: int | None
-    context: CpuContext | None
-    trust: FrameTrust | None
-
-
 #: A way of finding the caller: None when it does not apply to this callee (and leaves no trace).
 StrategyFunction = Callable[[StackFrame, "ThreadWalk"], "StrategyResult | None"]
+
+#: What `first_success` found: every attempt made, in order; the index of the one that found the
+#: caller, the caller's context and its trust (all three None when no strategy found one).
+CallerSearch = tuple[tuple[StrategyAttempt, ...], int | None, CpuContext | None, FrameTrust | None]
 
 
 def first_success(
     strategies: tuple[StrategyFunction, ...], callee: StackFrame, walk: ThreadWalk
 ) -> CallerSearch:
     """Run the strategies in order until one finds a caller; later ones are not tried."""
-    attempts: list[StrategyAttempt] = []
+    attempts: tuple[StrategyAttempt, ...] = ()
     for strategy in strategies:
         result = strategy(callee, walk)
         if result is None:
             continue
-        attempts.extend(result.attempts)
+        attempts += result.attempts
         if result.context is not None:
-            return CallerSearch(tuple(attempts), len(attempts) - 1, result.context, result.trust)
-    return CallerSearch(tuple(attempts), None, None, None)
+            return attempts, len(attempts) - 1, result.context, result.trust
+    return attempts, None, None, None
 
 
 @record
@@ -246,12 +242,23 @@ class CpuUnwinder:
 
     def checks(
         self, callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-    ) -> list[PostCheck]:
-        """The post-checks in order, up to and including the first that fails."""
-        out = []
-        for check in self.post_checks[walk.env.options.policy]:
-            post = check(callee, caller, trust, walk)
-            out.append(post)
-            if not post.check.passed:
-                break
-        return out
+    ) -> tuple[tuple[Check, ...], PostCheck | None]:
+        """The post-checks in order, up to and including the first that fails (and that one)."""
+        return run_post_checks(self.post_checks[walk.env.options.policy], callee, caller, trust, walk)
+
+
+def run_post_checks(
+    post_checks: tuple[PostCheckFunction, ...],
+    callee: StackFrame,
+    caller: CpuContext,
+    trust: FrameTrust,
+    walk: ThreadWalk,
+) -> tuple[tuple[Check, ...], PostCheck | None]:
+    """The checks made on the caller, in order, up to and including the first that fails (and that one)."""
+    checks: tuple[Check, ...] = ()
+    for post_check in post_checks:
+        post = post_check(callee, caller, trust, walk)
+        checks += (post.check,)
+        if not post.check.passed:
+            return checks, post
+    return checks, None

@@ -25,8 +25,13 @@ from __future__ import annotations
 
 import enum
 
-from inspector.core.record import record
+from inspector.core.record import field, record
 from inspector.core.symbols import CfiRow, PostfixResult, StackWinRecord
+
+
+def keep(built: object, name: str, value: object) -> None:
+    """Store a part built on first read in its record (see the module's docstring)."""
+    object.__setattr__(built, name, value)
 
 
 class Strategy(enum.Enum):
@@ -131,17 +136,48 @@ class ScanCandidate:
 
 
 @record
+class CandidateVerdict:
+    """Whether a stack word looks like a return address, with the module/symbol that decided it."""
+
+    accepted: bool
+    module: str | None
+    symbol: str | None
+    reason: str
+
+
+@record
 class ScanDetail:
-    """One stack scan: the window, every candidate, and the frame-pointer recovery after a hit."""
+    """One stack scan: the window, every candidate, and the frame-pointer recovery after a hit.
+
+    The words examined are kept as the scan saw them: where (`addresses`, one step of the
+    word size apart, or downwards for Breakpad's saved-ebp search), what they hold (`values`)
+    and the verdict on each (`verdicts`, shared by every word of the dump with that value);
+    `candidates` is built from them when first read (see the module's docstring).
+    """
 
     start: int
     window_words: int
     word_size: int
-    candidates: tuple[ScanCandidate, ...]
+    addresses: range
+    values: tuple[int, ...]
+    verdicts: tuple[CandidateVerdict, ...]
     stopped: str  # why the scan ended: a hit, the window, or the end of readable memory
     frame_pointer_reads: tuple[MemoryWord, ...] = ()
     frame_pointer_checks: tuple[Check, ...] = ()
     purpose: str = "return address"
+    _candidates: tuple[ScanCandidate, ...] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def candidates(self) -> tuple[ScanCandidate, ...]:
+        """Every word examined, in order, with its verdict (built on first read, then kept)."""
+        built = self._candidates
+        if built is None:
+            built = tuple(
+                ScanCandidate(address, value, v.module, v.symbol, v.accepted, v.reason)
+                for address, value, v in zip(self.addresses, self.values, self.verdicts, strict=True)
+            )
+            keep(self, "_candidates", built)
+        return built
 
     @property
     def end(self) -> int:
@@ -150,9 +186,9 @@ class ScanDetail:
 
     @property
     def accepted(self) -> ScanCandidate | None:
-        for candidate in self.candidates:
-            if candidate.accepted:
-                return candidate
+        for i, verdict in enumerate(self.verdicts):
+            if verdict.accepted:
+                return self.candidates[i]
         return None
 
 

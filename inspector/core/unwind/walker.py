@@ -24,12 +24,11 @@ from collections.abc import Iterator, Mapping
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
-from inspector.core.minidump import CpuContext, MemoryRegion, Module, UnloadedModuleList
-from inspector.core.symbols import FrameSymbol
+from inspector.core.minidump import CpuContext, MemoryRegion, UnloadedModuleList
 from inspector.core.types import Cpu
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust, InlineFrame, StackFrame, UnloadedHit
-from inspector.core.unwind.step import CpuUnwinder, ThreadWalk
+from inspector.core.unwind.step import CpuUnwinder, ThreadWalk, first_success, run_post_checks
 from inspector.core.unwind.trace import Outcome, Termination, TerminationReason, UnwindStep
 
 log = get_logger(__name__)
@@ -68,7 +67,7 @@ UNWINDERS: Mapping[Cpu, CpuUnwinder] = _Unwinders(
 )
 
 #: Trusts Breakpad counts as scanned (it stops scanning after 2^14 of them).
-_SCANNED = frozenset({FrameTrust.SCAN, FrameTrust.CFI_SCAN, FrameTrust.NONE})
+_SCANNED = (FrameTrust.SCAN, FrameTrust.CFI_SCAN, FrameTrust.NONE)
 
 WalkEvent = StackFrame | Termination
 
@@ -88,7 +87,7 @@ def walk_stack(
     when it is below the per-thread limit the walk stops there instead.
     """
     ip = context.value(context.register_set.instruction_pointer)
-    first = _symbolized(StackFrame(0, FrameTrust.CONTEXT, context, ip, ip), env, unloaded_modules)
+    first = _frame(0, FrameTrust.CONTEXT, context, ip, ip, found_by=None, env=env, unloaded=unloaded_modules)
     yield first
     if stack is None or stack.size == 0:
         yield Termination(
@@ -106,6 +105,10 @@ def walk_stack(
         walk.scanned_frames += 1
     limit = env.options.frame_limit
     budget = frame_budget if frame_budget is not None and frame_budget < limit else None
+    policy = env.options.policy
+    strategies, post_checks = unwinder.strategies[policy], unwinder.post_checks[policy]
+    ip_name = unwinder.cpu.instruction_pointer
+    adjustment = unwinder.instruction_adjustment
     while True:
         if budget is not None and len(walk.frames) >= budget:
             yield Termination(
@@ -119,39 +122,31 @@ def walk_stack(
             return
         cancel.check()
         callee = walk.frames[-1]
-        search = unwinder.find_caller(callee, walk)
-        if search.context is None or search.trust is None or search.chosen is None:
-            step = UnwindStep(callee.index, search.attempts)
+        attempts, chosen, caller, trust = first_success(strategies, callee, walk)
+        if caller is None or trust is None or chosen is None:
+            step = UnwindStep(callee.index, attempts)
             yield Termination(TerminationReason.NO_CALLER, "no strategy found a caller frame", step)
             return
-        checks = unwinder.checks(callee, search.context, search.trust, walk)
-        last = checks[-1] if checks else None
-        failed = last if last is not None and not last.check.passed else None
+        checks, failed = run_post_checks(post_checks, callee, caller, trust, walk)
         if failed is not None:
-            attempts = list(search.attempts)
-            chosen = attempts[search.chosen]
-            attempts[search.chosen] = chosen.with_outcome(
-                Outcome.REJECTED, f"{chosen.reason}; {failed.check.description}: no"
+            rejected = list(attempts)
+            rejected[chosen] = attempts[chosen].with_outcome(
+                Outcome.REJECTED, f"{attempts[chosen].reason}; {failed.check.description}: no"
             )
-            step = UnwindStep(callee.index, tuple(attempts), search.chosen, tuple(c.check for c in checks))
+            step = UnwindStep(callee.index, tuple(rejected), chosen, checks)
             yield Termination(failed.reason, f"walk ends: {failed.reason.value}", step)
             return
-        caller_ip = search.context.value(search.context.register_set.instruction_pointer)
-        adjustment = unwinder.instruction_adjustment
-        step = UnwindStep(
-            callee.index, search.attempts, search.chosen, tuple(c.check for c in checks), adjustment
-        )
-        frame = _symbolized(
-            StackFrame(
-                callee.index + 1,
-                search.trust,
-                search.context,
-                caller_ip - adjustment,
-                caller_ip,
-                found_by=step,
-            ),
-            env,
-            unloaded_modules,
+        caller_ip = caller.value(ip_name)
+        step = UnwindStep(callee.index, attempts, chosen, checks, adjustment)
+        frame = _frame(
+            callee.index + 1,
+            trust,
+            caller,
+            caller_ip - adjustment,
+            caller_ip,
+            found_by=step,
+            env=env,
+            unloaded=unloaded_modules,
         )
         if frame.trust in _SCANNED:
             walk.scanned_frames += 1
@@ -159,46 +154,44 @@ def walk_stack(
         yield frame
 
 
-def _symbolized(frame: StackFrame, env: WalkEnvironment, unloaded: UnloadedModuleList | None) -> StackFrame:
-    """Fill module, symbol and inline frames (rust-minidump's fill_source_line_info + unloaded modules)."""
-    hit = env.module_at(frame.instruction)
-    if hit is None:
-        hits = _unloaded_hits(frame.instruction, unloaded)
-        if not hits:
-            return frame
-        return _with(frame, unloaded_modules=hits)
-    index, module = hit
-    symbol = env.symbolize(module, frame.instruction)
-    inlines = (
-        ()
-        if symbol is None
-        else tuple(InlineFrame(i.function_name, i.source_file, i.source_line) for i in symbol.inlines)
-    )
-    return _with(frame, module=module, module_index=index, symbol=symbol, inlines=inlines)
-
-
-def _with(
-    frame: StackFrame,
+def _frame(
+    index: int,
+    trust: FrameTrust,
+    context: CpuContext,
+    instruction: int,
+    return_address: int,
     *,
-    module: Module | None = None,
-    module_index: int | None = None,
-    symbol: FrameSymbol | None = None,
-    inlines: tuple[InlineFrame, ...] = (),
-    unloaded_modules: tuple[UnloadedHit, ...] = (),
+    found_by: UnwindStep | None,
+    env: WalkEnvironment,
+    unloaded: UnloadedModuleList | None,
 ) -> StackFrame:
-    """`frame` (still unsymbolized) with its symbol fields; `dataclasses.replace` costs ~5 µs a call."""
+    """The frame with its module, symbol and inline frames (rust-minidump's fill_source_line_info +
+    unloaded modules)."""
+    hit = env.module_at(instruction)
+    if hit is None:
+        hits = _unloaded_hits(instruction, unloaded)
+        return StackFrame(
+            index, trust, context, instruction, return_address, unloaded_modules=hits, found_by=found_by
+        )
+    module_index, module = hit
+    symbol = env.symbolize(module, instruction)
+    inlines = (
+        tuple(InlineFrame(i.function_name, i.source_file, i.source_line) for i in symbol.inlines)
+        if symbol is not None and symbol.inlines
+        else ()
+    )
     return StackFrame(
-        frame.index,
-        frame.trust,
-        frame.context,
-        frame.instruction,
-        frame.return_address,
+        index,
+        trust,
+        context,
+        instruction,
+        return_address,
         module,
         module_index,
         symbol,
         inlines,
-        unloaded_modules,
-        frame.found_by,
+        (),
+        found_by,
     )
 
 

@@ -30,12 +30,12 @@ from inspector.core.unwind.step import (
     strictly_increasing_sp,
 )
 from inspector.core.unwind.trace import (
+    CandidateVerdict,
     Check,
     FramePointerDetail,
     FramePointerProbe,
     MemoryWord,
     Outcome,
-    ScanCandidate,
     ScanDetail,
     StackWinDetail,
     Strategy,
@@ -422,20 +422,28 @@ def _assigned(result: PostfixResult) -> set[str]:
     return {step.assignment[0] for step in result.steps if step.assignment is not None}
 
 
+#: The verdicts of Breakpad's saved-ebp search on a word
+_POINTS_INTO_STACK = CandidateVerdict(True, None, None, "points into the stack")
+_NOT_INTO_STACK = CandidateVerdict(False, None, None, "does not point into the stack")
+
+
 def _ebp_search(end: int, candidates: list[tuple[int, int, bool]]) -> ScanDetail:
-    rows = tuple(
-        ScanCandidate(
-            location,
-            value,
-            None,
-            None,
-            points,
-            "points into the stack" if points else "does not point into the stack",
-        )
-        for location, value, points in candidates
+    """The saved-ebp search as a scan's detail: the words read downwards from the first location."""
+    first = candidates[0][0] if candidates else end
+    addresses = range(first, first - 4 * len(candidates), -4)
+    values = tuple(value for _, value, _ in candidates)
+    verdicts = tuple(_POINTS_INTO_STACK if points else _NOT_INTO_STACK for _, _, points in candidates)
+    stopped = "found a saved ebp" if any(points for _, _, points in candidates) else "no saved ebp found"
+    return ScanDetail(
+        end,
+        len(candidates),
+        4,
+        addresses,
+        values,
+        verdicts,
+        stopped,
+        purpose="saved ebp (searched downwards)",
     )
-    stopped = "found a saved ebp" if any(c.accepted for c in rows) else "no saved ebp found"
-    return ScanDetail(end, len(rows), 4, rows, stopped, purpose="saved ebp (searched downwards)")
 
 
 def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
