@@ -18,15 +18,15 @@ from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.options import WalkPolicy
 from inspector.core.unwind.scan import scan_stack, with_frame_pointer
 from inspector.core.unwind.step import (
+    BREAKPAD_SP,
+    INCREASING_SP,
+    NULL_INSTRUCTION,
     CpuUnwinder,
     StrategyResult,
     ThreadWalk,
-    breakpad_sp_check,
-    instruction_check,
     scan_failure,
     scan_from_stack_pointer,
     scan_opening,
-    strictly_increasing_sp,
 )
 from inspector.core.unwind.trace import (
     Check,
@@ -36,6 +36,7 @@ from inspector.core.unwind.trace import (
     Outcome,
     Strategy,
     StrategyAttempt,
+    Text,
 )
 
 # ---- the CPU --------------------------------------------------------------------------------
@@ -116,9 +117,7 @@ def caller_by_leaf_return(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
         )
     caller = ctx.with_registers({"rip": result.value, "rsp": result.address + 8}, keep_valid=True)
     reason = f"leaf function: return address {result.value:#x} at {result.address:#x}"
-    attempt = StrategyAttempt(
-        Strategy.LEAF, Outcome.FOUND, reason, result.detail, tuple(caller.valid_registers())
-    )
+    attempt = StrategyAttempt(Strategy.LEAF, Outcome.FOUND, reason, result.detail, caller)
     return StrategyResult((attempt,), caller, FrameTrust.LEAF)
 
 
@@ -137,59 +136,58 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     """
     env = walk.env
     ctx = callee.context
-    strategy = Strategy.FRAME_POINTER
     if not ctx.is_valid("rbp") or not ctx.is_valid("rsp"):
-        return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "rbp or rsp is not known")
-        )
+        return _FRAME_POINTER_UNKNOWN
     windows = env.os is Os.WINDOWS
     if windows and not env.options.windows_frame_pointer_probe:
-        return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "not used on Windows (rust-minidump 0.25)")
-        )
+        return _FRAME_POINTER_NOT_ON_WINDOWS
+    strategy = Strategy.FRAME_POINTER
     last_bp, last_sp = ctx.value("rbp"), ctx.value("rsp")
     if last_bp >= U64 - POINTER_WIDTH * 2:
         return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.FAILED, f"rbp {last_bp:#x} would overflow")
+            StrategyAttempt(strategy, Outcome.FAILED, ("rbp {:#x} would overflow", last_bp))
         )
     memory = walk.memory
     probes: list[FramePointerProbe] = []
     found: tuple[int, int, int] | None = None
-    stop_reason = "no frame-pointer position passed the checks"
+    stop_reason: Text = "no frame-pointer position passed the checks"
     for offset in WINDOWS_FRAME_POINTER_OFFSETS if windows else (0,):
-        reads: list[MemoryWord] = []
-        checks: list[Check] = []
         ip_word = memory.word(last_bp + offset + POINTER_WIDTH, POINTER_WIDTH, "return address", "rip")
-        reads.append(ip_word)
-        bp_word = None
-        if ip_word.value is not None:
-            bp_word = memory.word(last_bp + offset, POINTER_WIDTH, "caller rbp", "rbp")
-            reads.append(bp_word)
-        if ip_word.value is None or bp_word is None or bp_word.value is None:
-            probes.append(FramePointerProbe(offset, tuple(reads), (), False))
-            stop_reason = f"cannot read the frame record at {last_bp + offset:#x}"
+        if ip_word.value is None:
+            probes.append(FramePointerProbe(offset, (ip_word,), (), False))
+            stop_reason = ("cannot read the frame record at {:#x}", last_bp + offset)
+            break
+        bp_word = memory.word(last_bp + offset, POINTER_WIDTH, "caller rbp", "rbp")
+        reads = (ip_word, bp_word)
+        if bp_word.value is None:
+            probes.append(FramePointerProbe(offset, reads, (), False))
+            stop_reason = ("cannot read the frame record at {:#x}", last_bp + offset)
             break
         caller_ip, caller_bp = ip_word.value, bp_word.value
         caller_sp = last_bp + offset + POINTER_WIDTH * 2
         ordered = caller_sp > last_bp and caller_bp >= caller_sp
-        checks.append(Check(f"caller rbp {caller_bp:#x} >= caller rsp {caller_sp:#x} > rbp", ordered))
+        checks: tuple[Check, ...] = (
+            Check(("caller rbp {:#x} >= caller rsp {:#x} > rbp", caller_bp, caller_sp), ordered),
+        )
         if not ordered:
-            probes.append(FramePointerProbe(offset, tuple(reads), tuple(checks), False))
+            probes.append(FramePointerProbe(offset, reads, checks, False))
             continue
         in_stack = memory.read(caller_bp, POINTER_WIDTH) is not None
-        checks.append(Check(f"caller rbp {caller_bp:#x} points into the stack", in_stack))
+        checks += (Check(("caller rbp {:#x} points into the stack", caller_bp), in_stack),)
         if not in_stack:
-            probes.append(FramePointerProbe(offset, tuple(reads), tuple(checks), False))
-            stop_reason = f"caller rbp {caller_bp:#x} is outside the stack"
+            probes.append(FramePointerProbe(offset, reads, checks, False))
+            stop_reason = ("caller rbp {:#x} is outside the stack", caller_bp)
             break
         canonical = not is_non_canonical(caller_ip)
-        checks.append(Check(f"return address {caller_ip:#x} is canonical", canonical))
+        checks += (Check(("return address {:#x} is canonical", caller_ip), canonical),)
         if not canonical:
-            probes.append(FramePointerProbe(offset, tuple(reads), tuple(checks), False))
+            probes.append(FramePointerProbe(offset, reads, checks, False))
             continue
         grows = caller_sp > last_sp and memory.read(caller_sp, POINTER_WIDTH) is not None
-        checks.append(Check(f"caller rsp {caller_sp:#x} is above rsp {last_sp:#x} and in the stack", grows))
-        probes.append(FramePointerProbe(offset, tuple(reads), tuple(checks), grows))
+        checks += (
+            Check(("caller rsp {:#x} is above rsp {:#x} and in the stack", caller_sp, last_sp), grows),
+        )
+        probes.append(FramePointerProbe(offset, reads, checks, grows))
         if grows:
             found = (caller_ip, caller_bp, caller_sp)
             break
@@ -197,11 +195,27 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     if found is None:
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.FAILED, stop_reason, detail))
     caller_ip, caller_bp, caller_sp = found
-    caller = CpuContext.from_registers(ctx.cpu, {"rip": caller_ip, "rsp": caller_sp, "rbp": caller_bp})
-    offset_text = f" (frame offset {probes[-1].offset})" if probes[-1].offset else ""
-    reason = f"frame record at rbp {last_bp:#x}{offset_text}: return address {caller_ip:#x}"
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
+    caller = CpuContext.from_registers(
+        ctx.cpu, {"rip": caller_ip, "rsp": caller_sp, "rbp": caller_bp}, layout=ctx.layout
+    )
+    offset = probes[-1].offset
+    why = (
+        ("frame record at rbp {:#x} (frame offset {}): return address {:#x}", last_bp, offset, caller_ip)
+        if offset
+        else ("frame record at rbp {:#x}: return address {:#x}", last_bp, caller_ip)
+    )
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, why, detail, caller)
     return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
+
+
+_FRAME_POINTER_UNKNOWN = StrategyResult.failed(
+    StrategyAttempt(Strategy.FRAME_POINTER, Outcome.NOT_APPLICABLE, "rbp or rsp is not known")
+)
+_FRAME_POINTER_NOT_ON_WINDOWS = StrategyResult.failed(
+    StrategyAttempt(
+        Strategy.FRAME_POINTER, Outcome.NOT_APPLICABLE, "not used on Windows (rust-minidump 0.25)"
+    )
+)
 
 
 def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
@@ -252,7 +266,7 @@ def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
         Outcome.FOUND,
         f"frame record at rbp {last_bp:#x}: return address {caller_ip:#x}",
         detail,
-        tuple(caller.valid_registers()),
+        caller,
     )
     return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
 
@@ -296,14 +310,18 @@ def _scan(
     registers = {"rip": caller_ip, "rsp": slot + POINTER_WIDTH}
     if caller_bp is not None:
         registers["rbp"] = caller_bp
-    caller = ctx.with_registers(registers) if from_callee else CpuContext.from_registers(ctx.cpu, registers)
+    caller = (
+        ctx.with_registers(registers)
+        if from_callee
+        else CpuContext.from_registers(ctx.cpu, registers, layout=ctx.layout)
+    )
     word = (slot - last_sp) // POINTER_WIDTH
     attempt = StrategyAttempt(
         Strategy.SCAN,
         Outcome.FOUND,
-        f"return address {caller_ip:#x} found at {slot:#x}, word {word}",
+        ("return address {:#x} found at {:#x}, word {}", caller_ip, slot, word),
         with_frame_pointer(result.detail, reads, checks),
-        tuple(caller.valid_registers()),
+        caller,
     )
     return StrategyResult((attempt,), caller, FrameTrust.SCAN)
 
@@ -319,19 +337,17 @@ def _recover_rbp(
     bp = word.value if word.value is not None else 0
     gap = bp - address_of_bp
     pushed = last_bp == address_of_bp and bp > slot and gap <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
-    checks = [
-        Check(
-            f"callee rbp points at {address_of_bp:#x}, which holds a higher stack address within 128 KiB",
-            pushed,
-        )
-    ]
+    checks = [Check((_PUSHED_RBP, address_of_bp), pushed)]
     if pushed:
         readable = walk.memory.read(bp, POINTER_WIDTH) is not None
-        checks.append(Check(f"saved rbp {bp:#x} points into the stack", readable))
+        checks.append(Check(("saved rbp {:#x} points into the stack", bp), readable))
         return (bp if readable else None), [word], checks
     kept = last_bp >= caller_sp
-    checks.append(Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", kept))
+    checks.append(Check(("callee rbp {:#x} >= caller rsp {:#x}: keep it", last_bp, caller_sp), kept))
     return (last_bp if kept else None), [word], checks
+
+
+_PUSHED_RBP = "callee rbp points at {:#x}, which holds a higher stack address within 128 KiB"
 
 
 def _breakpad_recover_rbp(
@@ -355,7 +371,7 @@ UNWINDER = CpuUnwinder(
         WalkPolicy.BREAKPAD: (_breakpad_cfi, caller_by_leaf_return, _breakpad_frame_pointer, _breakpad_scan),
     },
     post_checks={
-        WalkPolicy.RUST_MINIDUMP: (instruction_check, strictly_increasing_sp),
-        WalkPolicy.BREAKPAD: (instruction_check, breakpad_sp_check),
+        WalkPolicy.RUST_MINIDUMP: (NULL_INSTRUCTION, INCREASING_SP),
+        WalkPolicy.BREAKPAD: (NULL_INSTRUCTION, BREAKPAD_SP),
     },
 )

@@ -13,12 +13,12 @@ from inspector.core.unwind.cpu import CpuDescription
 from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.options import WalkPolicy
 from inspector.core.unwind.step import (
+    BREAKPAD_SP,
+    LEAF_TOLERANT_SP,
+    NULL_INSTRUCTION,
     CpuUnwinder,
     StrategyResult,
     ThreadWalk,
-    breakpad_sp_check,
-    instruction_check,
-    leaf_tolerant_sp,
     scan_from_stack_pointer,
     scan_opening,
     scanned_caller,
@@ -98,7 +98,7 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     caller = CpuContext.from_registers(ctx.cpu, {"pc": caller_pc, "fp": caller_fp, "sp": caller_sp})
     detail = FramePointerDetail("fp", last_fp, (probe,))
     reason = "fp is 0: end of the chain" if last_fp == 0 else f"frame record at fp {last_fp:#x}"
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, caller)
     return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
 
 
@@ -121,7 +121,7 @@ UNWINDER = CpuUnwinder(
         WalkPolicy.BREAKPAD: (_breakpad_cfi, caller_by_frame_pointer, caller_by_scan),
     },
     post_checks={
-        WalkPolicy.RUST_MINIDUMP: (instruction_check, leaf_tolerant_sp),
-        WalkPolicy.BREAKPAD: (instruction_check, breakpad_sp_check),
+        WalkPolicy.RUST_MINIDUMP: (NULL_INSTRUCTION, LEAF_TOLERANT_SP),
+        WalkPolicy.BREAKPAD: (NULL_INSTRUCTION, BREAKPAD_SP),
     },
 )

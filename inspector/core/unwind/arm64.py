@@ -19,12 +19,12 @@ from inspector.core.unwind.cpu import CpuDescription
 from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.options import WalkPolicy
 from inspector.core.unwind.step import (
+    BREAKPAD_SP,
+    NULL_INSTRUCTION,
     CpuUnwinder,
     PostCheck,
     StrategyResult,
     ThreadWalk,
-    breakpad_sp_check,
-    instruction_check,
     scan_from_stack_pointer,
     scan_opening,
     scanned_caller,
@@ -161,7 +161,7 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
         registers["lr"] = caller_lr
     caller = CpuContext.from_registers(ctx.cpu, registers, layout=ctx.layout)
     reason = "fp is 0: end of the chain" if last_fp == 0 else f"frame record at fp {last_fp:#x}"
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, caller)
     return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
 
 
@@ -196,9 +196,7 @@ def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     caller_sp = (last_fp + 16) & U64 if last_fp else ctx.value("sp")
     caller = ctx.with_registers({"pc": lr, "lr": caller_lr, "fp": caller_fp, "sp": caller_sp})
     detail = FramePointerDetail("fp", last_fp, (FramePointerProbe(0, tuple(reads), (), True),))
-    attempt = StrategyAttempt(
-        strategy, Outcome.FOUND, f"pc from the callee's lr {lr:#x}", detail, tuple(caller.valid_registers())
-    )
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, f"pc from the callee's lr {lr:#x}", detail, caller)
     return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
 
 
@@ -213,9 +211,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     )
 
 
-def stack_pointer_check(
-    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-) -> PostCheck:
+def stack_pointer_check(callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk) -> Check:
     """sp must not decrease; an unchanged sp is allowed only in narrow cases.
 
     Situation: an arm64 leaf function or a function-entry CFI row (`.cfa: sp`) leaves sp
@@ -225,10 +221,7 @@ def stack_pointer_check(
     """
     old, new = callee.context.value("sp"), caller.value("sp")
     if new != old:
-        return PostCheck(
-            Check(f"caller sp {new:#x} is not below callee sp {old:#x}", new > old),
-            TerminationReason.STACK_POINTER_NOT_INCREASING,
-        )
+        return Check(("caller sp {:#x} is not below callee sp {:#x}", new, old), new > old)
     context_leaf = callee.trust is FrameTrust.CONTEXT
     if walk.env.options.arm64_lr_recovery:
         pc_changed = caller.value("pc") != callee.context.value("pc")
@@ -237,7 +230,11 @@ def stack_pointer_check(
     else:
         allowed = context_leaf
         text = f"caller sp equals callee sp {old:#x}: allowed only when unwinding the context frame"
-    return PostCheck(Check(text, allowed), TerminationReason.STACK_POINTER_NOT_INCREASING)
+    return Check(text, allowed)
+
+
+#: rust-minidump's arm64 stack-pointer rule as a termination guard
+ARM64_SP = PostCheck(stack_pointer_check, TerminationReason.STACK_POINTER_NOT_INCREASING)
 
 
 UNWINDER = CpuUnwinder(
@@ -247,7 +244,7 @@ UNWINDER = CpuUnwinder(
         WalkPolicy.BREAKPAD: (partial(caller_by_cfi, breakpad=True), _breakpad_frame_pointer, caller_by_scan),
     },
     post_checks={
-        WalkPolicy.RUST_MINIDUMP: (instruction_check, stack_pointer_check),
-        WalkPolicy.BREAKPAD: (instruction_check, breakpad_sp_check),
+        WalkPolicy.RUST_MINIDUMP: (NULL_INSTRUCTION, ARM64_SP),
+        WalkPolicy.BREAKPAD: (NULL_INSTRUCTION, BREAKPAD_SP),
     },
 )

@@ -51,6 +51,7 @@ from inspector.core.unwind.trace import (
     StackWinDetail,
     Strategy,
     StrategyAttempt,
+    Text,
 )
 
 
@@ -91,11 +92,11 @@ class CallerRegisters:
         return updated.subset(self.valid)
 
     def found(
-        self, strategy: Strategy, reason: str, detail: CfiDetail | StackWinDetail
+        self, strategy: Strategy, reason: Text, detail: CfiDetail | StackWinDetail
     ) -> tuple[StrategyAttempt, CpuContext]:
         """The successful attempt and the caller's context, built once for both."""
         context = self.context()
-        attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(context.valid_registers()))
+        attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, context)
         return attempt, context
 
 
@@ -245,8 +246,13 @@ def _evaluate_rules(
         evaluations.append(RuleEvaluation(name, expression, result, effect, target))
     sp, ip = cfa.value, ra.value
     reason = (
-        f"STACK CFI at {_module_label(module)}+{relative:#x}: caller {rs.instruction_pointer} = {ip:#x}, "
-        f"{rs.stack_pointer} = {sp:#x}"
+        "STACK CFI at {}+{:#x}: caller {} = {:#x}, {} = {:#x}",
+        _module_label(module),
+        relative,
+        rs.instruction_pointer,
+        ip,
+        rs.stack_pointer,
+        sp,
     )
     if adjust is not None:
         adjust(caller)

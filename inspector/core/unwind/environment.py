@@ -94,6 +94,8 @@ class WalkEnvironment:
         #: the policy's fixed rules, looked up once: scans and symbol checks ask for them often
         self.rules = options.rules
         self.width = word_size(cpu)
+        #: `WalkOptions.scanned_frame_limit`, asked before every scan
+        self.scanned_frame_limit = options.scanned_frame_limit
         #: symbol files rust-minidump refuses are used for unwinding too (see `unwind_symbols`)
         self._rejected_ok = options.unwind_with_rejected_symbols or self.rules.unwind_with_rejected_symbols
         self._verdicts: dict[int, CandidateVerdict] = {}

@@ -14,12 +14,12 @@ from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.options import WalkPolicy
 from inspector.core.unwind.scan import scan_stack
 from inspector.core.unwind.step import (
+    BREAKPAD_SP,
+    LEAF_TOLERANT_SP,
+    NULL_INSTRUCTION,
     CpuUnwinder,
     StrategyResult,
     ThreadWalk,
-    breakpad_sp_check,
-    instruction_check,
-    leaf_tolerant_sp,
     scan_opening,
     scanned_caller,
 )
@@ -84,8 +84,8 @@ _STRATEGIES = {
     WalkPolicy.BREAKPAD: (caller_by_cfi, caller_by_scan),
 }
 _POST_CHECKS = {
-    WalkPolicy.RUST_MINIDUMP: (instruction_check, leaf_tolerant_sp),
-    WalkPolicy.BREAKPAD: (instruction_check, breakpad_sp_check),
+    WalkPolicy.RUST_MINIDUMP: (NULL_INSTRUCTION, LEAF_TOLERANT_SP),
+    WalkPolicy.BREAKPAD: (NULL_INSTRUCTION, BREAKPAD_SP),
 }
 UNWINDER = CpuUnwinder(MIPS32, _STRATEGIES, _POST_CHECKS)
 UNWINDER_64 = CpuUnwinder(MIPS64, _STRATEGIES, _POST_CHECKS)

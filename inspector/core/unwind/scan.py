@@ -23,7 +23,7 @@ from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust
 from inspector.core.unwind.options import DEFAULT_SCAN_WORDS, EXTENDED_SCAN_WORDS
-from inspector.core.unwind.trace import CandidateVerdict, Check, MemoryWord, ScanDetail
+from inspector.core.unwind.trace import CandidateVerdict, Check, MemoryWord, ScanDetail, Text
 
 __all__ = ["DEFAULT_SCAN_WORDS", "EXTENDED_SCAN_WORDS", "Prefilter", "ScanResult", "scan_stack", "scan_words"]
 
@@ -87,18 +87,19 @@ def scan_stack(
             found_value = value
             break
     count = len(verdicts)
+    ended: Text
     if found_value is not None:
         found_address = start + (count - 1) * width
-        stopped = f"accepted the word at {found_address:#x}"
+        ended = ("accepted the word at {:#x}", found_address)
         values = values[:count]
     elif count == words:
-        stopped = f"no return address in the {words}-word window"
+        ended = ("no return address in the {}-word window", words)
     elif count == in_range:
-        stopped = f"the next address overflows {8 * width} bits"
+        ended = ("the next address overflows {} bits", 8 * width)
     else:
-        stopped = f"stack memory ends before {start + count * width:#x}"
+        ended = ("stack memory ends before {:#x}", start + count * width)
     addresses = range(start, start + count * width, width)
-    detail = ScanDetail(start, words, width, addresses, values, tuple(verdicts), stopped, purpose=purpose)
+    detail = ScanDetail(start, words, width, addresses, values, tuple(verdicts), ended, purpose=purpose)
     return ScanResult(detail, found_address, found_value)
 
 
@@ -113,7 +114,7 @@ def with_frame_pointer(
         detail.addresses,
         detail.values,
         detail.verdicts,
-        detail.stopped,
+        detail.ended,
         tuple(reads),
         tuple(checks),
         detail.purpose,

@@ -46,12 +46,12 @@ class ThreadWalk:
     @property
     def scan_allowed(self) -> bool:
         """Breakpad stops scanning after 2^14 scanned frames; rust-minidump never does."""
-        limit = self.env.options.scanned_frame_limit
+        limit = self.env.scanned_frame_limit
         return limit is None or self.scanned_frames < limit
 
     @property
     def scan_disabled_reason(self) -> str:
-        return f"scanning is disabled after {self.env.options.scanned_frame_limit} scanned frames"
+        return f"scanning is disabled after {self.env.scanned_frame_limit} scanned frames"
 
 
 @record
@@ -77,9 +77,8 @@ def unknown_register(strategy: Strategy, context: CpuContext, name: str) -> Stra
 def scan_opening(callee: StackFrame, walk: ThreadWalk) -> StrategyResult | None:
     """Why a stack scan cannot start from this callee (its stack pointer is unknown, or scanning
     is disabled after too many scanned frames); None when it can."""
-    unknown = unknown_register(Strategy.SCAN, callee.context, walk.cpu.stack_pointer)
-    if unknown is not None:
-        return unknown
+    if not callee.context.is_valid(walk.cpu.stack_pointer):
+        return unknown_register(Strategy.SCAN, callee.context, walk.cpu.stack_pointer)
     if not walk.scan_allowed:
         return StrategyResult.failed(
             StrategyAttempt(Strategy.SCAN, Outcome.NOT_APPLICABLE, walk.scan_disabled_reason)
@@ -110,11 +109,10 @@ def scanned_caller(result: ScanResult, make_caller: Callable[[int, int], CpuCont
     if result.address is None or result.value is None:
         return StrategyResult.failed(scan_failure(result))
     caller = make_caller(result.address, result.value)
-    reason = f"return address {result.value:#x} found at {result.address:#x}"
-    attempt = StrategyAttempt(
-        Strategy.SCAN, Outcome.FOUND, reason, result.detail, tuple(caller.valid_registers())
+    why = ("return address {:#x} found at {:#x}", result.value, result.address)
+    return StrategyResult(
+        (StrategyAttempt(Strategy.SCAN, Outcome.FOUND, why, result.detail, caller),), caller, FrameTrust.SCAN
     )
-    return StrategyResult((attempt,), caller, FrameTrust.SCAN)
 
 
 #: A way of finding the caller: None when it does not apply to this callee (and leaves no trace).
@@ -140,31 +138,20 @@ def first_success(
     return attempts, None, None, None
 
 
-@record
-class PostCheck:
-    check: Check
-    reason: TerminationReason
-
-
-def instruction_check(
-    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-) -> PostCheck:
+def instruction_check(callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk) -> Check:
     """Every CPU: an instruction pointer in the first page means the stack has ended.
 
     Situation: the outermost frame's "return address" is a terminator or garbage. Example:
     `_start` has no caller, its CFI yields `.ra` = 0. Handling: a caller ip below 4096 ends
     the walk (no real code lives in the first page).
     """
-    ip = caller.value(caller.register_set.instruction_pointer)
-    return PostCheck(
-        Check(f"caller instruction pointer {ip:#x} is at least 0x1000", ip >= 4096),
-        TerminationReason.NULL_INSTRUCTION,
-    )
+    ip = caller.value(walk.cpu.instruction_pointer)
+    return Check(("caller instruction pointer {:#x} is at least 0x1000", ip), ip >= 4096)
 
 
 def strictly_increasing_sp(
-    callee_frame: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-) -> PostCheck:
+    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+) -> Check:
     """x86/amd64 (rust-minidump): the caller's stack pointer must be above the callee's.
 
     Situation: a bad CFI rule, a frame-pointer cycle or a scan in the wrong place would
@@ -172,34 +159,23 @@ def strictly_increasing_sp(
     the stack grows down, so a caller must have a strictly higher sp; otherwise the walk
     ends. This guarantees progress: every walk is bounded by the stack's size.
     """
-    callee = callee_frame.context
-    name = callee.register_set.stack_pointer
-    old, new = callee.value(name), caller.value(name)
-    return PostCheck(
-        Check(f"caller {name} {new:#x} is above callee {name} {old:#x}", new > old),
-        TerminationReason.STACK_POINTER_NOT_INCREASING,
-    )
+    name = walk.cpu.stack_pointer
+    old, new = callee.context.value(name), caller.value(name)
+    return Check(("caller {} {:#x} is above callee {} {:#x}", name, new, name, old), new > old)
 
 
-def breakpad_sp_check(
-    callee_frame: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-) -> PostCheck:
+def breakpad_sp_check(callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk) -> Check:
     """Breakpad's TerminateWalk: the first unwind (from the context frame) may keep sp equal."""
-    callee = callee_frame.context
-    name = callee.register_set.stack_pointer
-    old, new = callee.value(name), caller.value(name)
-    if callee_frame.trust is FrameTrust.CONTEXT:
-        check = Check(
-            f"caller {name} {new:#x} is not below callee {name} {old:#x} (first unwind)", new >= old
+    name = walk.cpu.stack_pointer
+    old, new = callee.context.value(name), caller.value(name)
+    if callee.trust is FrameTrust.CONTEXT:
+        return Check(
+            ("caller {} {:#x} is not below callee {} {:#x} (first unwind)", name, new, name, old), new >= old
         )
-    else:
-        check = Check(f"caller {name} {new:#x} is above callee {name} {old:#x}", new > old)
-    return PostCheck(check, TerminationReason.STACK_POINTER_NOT_INCREASING)
+    return Check(("caller {} {:#x} is above callee {} {:#x}", name, new, name, old), new > old)
 
 
-def leaf_tolerant_sp(
-    callee_frame: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-) -> PostCheck:
+def leaf_tolerant_sp(callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk) -> Check:
     """arm/mips (rust-minidump): sp must increase, except it may stay equal when unwinding the context frame.
 
     Situation: a leaf function keeps its return address in a register and need not touch
@@ -207,21 +183,37 @@ def leaf_tolerant_sp(
     `.cfa: sp`. Handling: allow `caller sp == callee sp` for the first unwind only, so the
     walk cannot repeat a frame forever.
     """
-    callee = callee_frame.context
-    old, new = callee.value("sp"), caller.value("sp")
-    leaf = callee_frame.trust is FrameTrust.CONTEXT and new == old
-    return PostCheck(
-        Check(
-            f"caller sp {new:#x} is above callee sp {old:#x}"
-            + (" (equal allowed: the callee is the context frame)" if leaf else ""),
-            new > old or leaf,
-        ),
-        TerminationReason.STACK_POINTER_NOT_INCREASING,
-    )
+    old, new = callee.context.value("sp"), caller.value("sp")
+    leaf = callee.trust is FrameTrust.CONTEXT and new == old
+    if leaf:
+        return Check(
+            (
+                "caller sp {:#x} is above callee sp {:#x} (equal allowed: the callee is the context frame)",
+                new,
+                old,
+            ),
+            True,
+        )
+    return Check(("caller sp {:#x} is above callee sp {:#x}", new, old), new > old)
 
 
-#: A termination guard on a caller: (callee, caller, its trust, the walk) -> the check and its reason.
-PostCheckFunction = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], PostCheck]
+#: A check on a caller: (callee, caller, its trust, the walk) -> the check and whether it passed.
+PostCheckFunction = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], Check]
+
+
+@record
+class PostCheck:
+    """A termination guard: the check it makes on every caller, and why the walk ends when it fails."""
+
+    check: PostCheckFunction
+    reason: TerminationReason
+
+
+#: The guards every CPU lists (the arm64 module adds its own stack-pointer rule).
+NULL_INSTRUCTION = PostCheck(instruction_check, TerminationReason.NULL_INSTRUCTION)
+INCREASING_SP = PostCheck(strictly_increasing_sp, TerminationReason.STACK_POINTER_NOT_INCREASING)
+BREAKPAD_SP = PostCheck(breakpad_sp_check, TerminationReason.STACK_POINTER_NOT_INCREASING)
+LEAF_TOLERANT_SP = PostCheck(leaf_tolerant_sp, TerminationReason.STACK_POINTER_NOT_INCREASING)
 
 
 @record
@@ -231,7 +223,7 @@ class CpuUnwinder:
 
     cpu: CpuDescription
     strategies: Mapping[WalkPolicy, tuple[StrategyFunction, ...]]
-    post_checks: Mapping[WalkPolicy, tuple[PostCheckFunction, ...]]
+    post_checks: Mapping[WalkPolicy, tuple[PostCheck, ...]]
 
     @property
     def instruction_adjustment(self) -> int:
@@ -242,23 +234,24 @@ class CpuUnwinder:
 
     def checks(
         self, callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-    ) -> tuple[tuple[Check, ...], PostCheck | None]:
-        """The post-checks in order, up to and including the first that fails (and that one)."""
+    ) -> tuple[tuple[Check, ...], TerminationReason | None]:
+        """The post-checks in order, up to the first that fails, and why that one ends the walk."""
         return run_post_checks(self.post_checks[walk.env.options.policy], callee, caller, trust, walk)
 
 
 def run_post_checks(
-    post_checks: tuple[PostCheckFunction, ...],
+    post_checks: tuple[PostCheck, ...],
     callee: StackFrame,
     caller: CpuContext,
     trust: FrameTrust,
     walk: ThreadWalk,
-) -> tuple[tuple[Check, ...], PostCheck | None]:
-    """The checks made on the caller, in order, up to and including the first that fails (and that one)."""
+) -> tuple[tuple[Check, ...], TerminationReason | None]:
+    """The checks made on the caller, in order, up to and including the first that fails, and the
+    reason that one ends the walk (None: all passed)."""
     checks: tuple[Check, ...] = ()
-    for post_check in post_checks:
-        post = post_check(callee, caller, trust, walk)
-        checks += (post.check,)
-        if not post.check.passed:
-            return checks, post
+    for guard in post_checks:
+        check = guard.check(callee, caller, trust, walk)
+        checks += (check,)
+        if not check.passed:
+            return checks, guard.reason
     return checks, None

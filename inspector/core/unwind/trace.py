@@ -25,8 +25,21 @@ from __future__ import annotations
 
 import enum
 
+from inspector.core.minidump import CpuContext
 from inspector.core.record import field, record
 from inspector.core.symbols import CfiRow, PostfixResult, StackWinRecord
+
+#: A text as the walk records it: the text itself, or a `str.format` template and its arguments,
+#: formatted when the text is read (see the module's docstring).
+Text = str | tuple[object, ...]
+
+
+def as_text(text: Text) -> str:
+    """The text a `Text` stands for."""
+    if isinstance(text, str):
+        return text
+    template, *arguments = text
+    return str(template).format(*arguments)
 
 
 def keep(built: object, name: str, value: object) -> None:
@@ -72,10 +85,14 @@ class MemoryWord:
 
 @record
 class Check:
-    """One sanity check and whether it passed."""
+    """One sanity check and whether it passed (`text`: its description as recorded, see `Text`)."""
 
-    description: str
+    text: Text
     passed: bool
+
+    @property
+    def description(self) -> str:
+        return as_text(self.text)
 
 
 class RuleEffect(enum.Enum):
@@ -161,7 +178,7 @@ class ScanDetail:
     addresses: range
     values: tuple[int, ...]
     verdicts: tuple[CandidateVerdict, ...]
-    stopped: str  # why the scan ended: a hit, the window, or the end of readable memory
+    ended: Text  # why the scan ended (`stopped`)
     frame_pointer_reads: tuple[MemoryWord, ...] = ()
     frame_pointer_checks: tuple[Check, ...] = ()
     purpose: str = "return address"
@@ -178,6 +195,11 @@ class ScanDetail:
             )
             keep(self, "_candidates", built)
         return built
+
+    @property
+    def stopped(self) -> str:
+        """Why the scan ended: a hit, the window, or the end of readable memory."""
+        return as_text(self.ended)
 
     @property
     def end(self) -> int:
@@ -231,14 +253,27 @@ AttemptDetail = CfiDetail | StackWinDetail | FramePointerDetail | ScanDetail | N
 
 @record
 class StrategyAttempt:
+    """One strategy tried for a callee: its outcome, why (`why`, see `Text`), its detail, and the
+    caller's context it produced (None: none), whose valid registers are `registers`."""
+
     strategy: Strategy
     outcome: Outcome
-    reason: str
+    why: Text
     detail: AttemptDetail = None
-    registers: tuple[tuple[str, int], ...] = ()  # the caller's valid registers it produced
+    caller: CpuContext | None = None
 
-    def with_outcome(self, outcome: Outcome, reason: str) -> StrategyAttempt:
-        return StrategyAttempt(self.strategy, outcome, reason, self.detail, self.registers)
+    @property
+    def reason(self) -> str:
+        """The outcome's one-sentence reason."""
+        return as_text(self.why)
+
+    @property
+    def registers(self) -> tuple[tuple[str, int], ...]:
+        """The caller's valid registers this attempt produced (rust-minidump's print order)."""
+        return () if self.caller is None else tuple(self.caller.valid_registers())
+
+    def with_outcome(self, outcome: Outcome, why: Text) -> StrategyAttempt:
+        return StrategyAttempt(self.strategy, outcome, why, self.detail, self.caller)
 
 
 @record

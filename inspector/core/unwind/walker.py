@@ -127,14 +127,14 @@ def walk_stack(
             step = UnwindStep(callee.index, attempts)
             yield Termination(TerminationReason.NO_CALLER, "no strategy found a caller frame", step)
             return
-        checks, failed = run_post_checks(post_checks, callee, caller, trust, walk)
-        if failed is not None:
+        checks, ended = run_post_checks(post_checks, callee, caller, trust, walk)
+        if ended is not None:
             rejected = list(attempts)
             rejected[chosen] = attempts[chosen].with_outcome(
-                Outcome.REJECTED, f"{attempts[chosen].reason}; {failed.check.description}: no"
+                Outcome.REJECTED, f"{attempts[chosen].reason}; {checks[-1].description}: no"
             )
             step = UnwindStep(callee.index, tuple(rejected), chosen, checks)
-            yield Termination(failed.reason, f"walk ends: {failed.reason.value}", step)
+            yield Termination(ended, f"walk ends: {ended.value}", step)
             return
         caller_ip = caller.value(ip_name)
         step = UnwindStep(callee.index, attempts, chosen, checks, adjustment)

@@ -19,15 +19,15 @@ from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.options import WalkPolicy
 from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words, with_frame_pointer
 from inspector.core.unwind.step import (
+    BREAKPAD_SP,
+    INCREASING_SP,
+    NULL_INSTRUCTION,
     CpuUnwinder,
     StrategyResult,
     ThreadWalk,
-    breakpad_sp_check,
-    instruction_check,
     scan_failure,
     scan_from_stack_pointer,
     scan_opening,
-    strictly_increasing_sp,
 )
 from inspector.core.unwind.trace import (
     CandidateVerdict,
@@ -130,7 +130,7 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     last_bp = ctx.value("ebp")
     if last_bp >= U32 - POINTER_WIDTH * 2:
         return StrategyResult.failed(
-            StrategyAttempt(strategy, Outcome.FAILED, f"ebp {last_bp:#x} would overflow")
+            StrategyAttempt(strategy, Outcome.FAILED, ("ebp {:#x} would overflow", last_bp))
         )
     ip_word = walk.memory.word(last_bp + 4, 4, "return address", "eip")
     bp_word = walk.memory.word(last_bp, 4, "caller ebp", "ebp") if ip_word.value is not None else None
@@ -140,14 +140,14 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     if not ok or ip_word.value is None or bp_word is None or bp_word.value is None:
         return StrategyResult.failed(
             StrategyAttempt(
-                strategy, Outcome.FAILED, f"cannot read the frame record at ebp {last_bp:#x}", detail
+                strategy, Outcome.FAILED, ("cannot read the frame record at ebp {:#x}", last_bp), detail
             )
         )
     caller = CpuContext.from_registers(
-        ctx.cpu, {"eip": ip_word.value, "esp": last_bp + 8, "ebp": bp_word.value}
+        ctx.cpu, {"eip": ip_word.value, "esp": last_bp + 8, "ebp": bp_word.value}, layout=ctx.layout
     )
-    reason = f"frame record at ebp {last_bp:#x}: return address {ip_word.value:#x}"
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
+    why = ("frame record at ebp {:#x}: return address {:#x}", last_bp, ip_word.value)
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, why, detail, caller)
     return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
 
 
@@ -180,26 +180,27 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         reads.append(word)
         bp = word.value if word.value is not None else 0
         pushed = bp > slot and bp - (slot - 4) <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
-        checks.append(Check(f"the word below holds a higher stack address within 128 KiB ({bp:#x})", pushed))
+        checks.append(
+            Check(("the word below holds a higher stack address within 128 KiB ({:#x})", bp), pushed)
+        )
         if pushed:
             readable = walk.memory.read(bp, 4) is not None
-            checks.append(Check(f"saved ebp {bp:#x} points into the stack", readable))
+            checks.append(Check(("saved ebp {:#x} points into the stack", bp), readable))
             if readable:
                 caller_bp = bp
         elif last_bp is not None:
             kept = last_bp >= caller_sp and walk.memory.read(last_bp, 4) is not None
-            checks.append(
-                Check(f"callee ebp {last_bp:#x} >= caller esp {caller_sp:#x} and readable: keep it", kept)
-            )
+            keep_text = ("callee ebp {:#x} >= caller esp {:#x} and readable: keep it", last_bp, caller_sp)
+            checks.append(Check(keep_text, kept))
             if kept:
                 caller_bp = last_bp
     registers = {"eip": caller_ip, "esp": caller_sp}
     if caller_bp is not None:
         registers["ebp"] = caller_bp
-    caller = CpuContext.from_registers(ctx.cpu, registers)
+    caller = CpuContext.from_registers(ctx.cpu, registers, layout=ctx.layout)
     detail = with_frame_pointer(result.detail, reads, checks)
-    reason = f"return address {caller_ip:#x} found at {slot:#x}, word {(slot - last_sp) // 4}"
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, tuple(caller.valid_registers()))
+    why = ("return address {:#x} found at {:#x}, word {}", caller_ip, slot, (slot - last_sp) // 4)
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, why, detail, caller)
     return StrategyResult((attempt,), caller, FrameTrust.SCAN)
 
 
@@ -412,9 +413,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     where = f"{module_name}+{relative:#x}"
     reason = f"STACK WIN at {where} ({kind}): caller eip = {registers['eip']:#x}"
     outcome_strategy = Strategy.CFI_SCAN if trust is FrameTrust.CFI_SCAN else strategy
-    attempt = StrategyAttempt(
-        outcome_strategy, Outcome.FOUND, reason, detail(), tuple(caller.valid_registers())
-    )
+    attempt = StrategyAttempt(outcome_strategy, Outcome.FOUND, reason, detail(), caller)
     return StrategyResult((attempt,), caller, trust)
 
 
@@ -460,7 +459,7 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
             Outcome.FOUND,
             f"frame record at ebp {last_ebp:#x}: return address {ip_word.value:#x}",
             detail,
-            tuple(caller.valid_registers()),
+            caller,
         )
         return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
     fp_detail = FramePointerDetail("ebp", last_ebp, (FramePointerProbe(0, (ip_word, bp_word), (), False),))
@@ -492,7 +491,7 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
         Outcome.FOUND,
         f"return address {result.value:#x} found at {result.address:#x}",
         scan_detail,
-        tuple(caller.valid_registers()),
+        caller,
     )
     return StrategyResult((fp_attempt, attempt), caller, FrameTrust.SCAN)
 
@@ -515,7 +514,7 @@ UNWINDER = CpuUnwinder(
         WalkPolicy.BREAKPAD: (_breakpad_stack_win, _breakpad_cfi, _breakpad_ebp_at_base),
     },
     post_checks={
-        WalkPolicy.RUST_MINIDUMP: (instruction_check, strictly_increasing_sp),
-        WalkPolicy.BREAKPAD: (instruction_check, breakpad_sp_check),
+        WalkPolicy.RUST_MINIDUMP: (NULL_INSTRUCTION, INCREASING_SP),
+        WalkPolicy.BREAKPAD: (NULL_INSTRUCTION, BREAKPAD_SP),
     },
 )
