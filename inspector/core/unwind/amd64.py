@@ -29,14 +29,14 @@ from inspector.core.unwind.step import (
     scan_opening,
 )
 from inspector.core.unwind.trace import (
-    Check,
+    CheckRow,
     FramePointerDetail,
     FramePointerProbe,
-    MemoryWord,
     Outcome,
     Strategy,
     StrategyAttempt,
     Text,
+    WordRow,
 )
 
 # ---- the CPU --------------------------------------------------------------------------------
@@ -153,40 +153,39 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     stop_reason: Text = "no frame-pointer position passed the checks"
     for offset in WINDOWS_FRAME_POINTER_OFFSETS if windows else (0,):
         ip_word = memory.word(last_bp + offset + POINTER_WIDTH, POINTER_WIDTH, "return address", "rip")
-        if ip_word.value is None:
+        caller_ip = ip_word[2]
+        if caller_ip is None:
             probes.append(FramePointerProbe(offset, (ip_word,), (), False))
             stop_reason = ("cannot read the frame record at {:#x}", last_bp + offset)
             break
         bp_word = memory.word(last_bp + offset, POINTER_WIDTH, "caller rbp", "rbp")
         reads = (ip_word, bp_word)
-        if bp_word.value is None:
+        caller_bp = bp_word[2]
+        if caller_bp is None:
             probes.append(FramePointerProbe(offset, reads, (), False))
             stop_reason = ("cannot read the frame record at {:#x}", last_bp + offset)
             break
-        caller_ip, caller_bp = ip_word.value, bp_word.value
         caller_sp = last_bp + offset + POINTER_WIDTH * 2
         ordered = caller_sp > last_bp and caller_bp >= caller_sp
-        checks: tuple[Check, ...] = (
-            Check(("caller rbp {:#x} >= caller rsp {:#x} > rbp", caller_bp, caller_sp), ordered),
+        checks: tuple[CheckRow, ...] = (
+            (("caller rbp {:#x} >= caller rsp {:#x} > rbp", caller_bp, caller_sp), ordered),
         )
         if not ordered:
             probes.append(FramePointerProbe(offset, reads, checks, False))
             continue
         in_stack = memory.read(caller_bp, POINTER_WIDTH) is not None
-        checks += (Check(("caller rbp {:#x} points into the stack", caller_bp), in_stack),)
+        checks += ((("caller rbp {:#x} points into the stack", caller_bp), in_stack),)
         if not in_stack:
             probes.append(FramePointerProbe(offset, reads, checks, False))
             stop_reason = ("caller rbp {:#x} is outside the stack", caller_bp)
             break
         canonical = not is_non_canonical(caller_ip)
-        checks += (Check(("return address {:#x} is canonical", caller_ip), canonical),)
+        checks += ((("return address {:#x} is canonical", caller_ip), canonical),)
         if not canonical:
             probes.append(FramePointerProbe(offset, reads, checks, False))
             continue
         grows = caller_sp > last_sp and memory.read(caller_sp, POINTER_WIDTH) is not None
-        checks += (
-            Check(("caller rsp {:#x} is above rsp {:#x} and in the stack", caller_sp, last_sp), grows),
-        )
+        checks += ((("caller rsp {:#x} is above rsp {:#x} and in the stack", caller_sp, last_sp), grows),)
         probes.append(FramePointerProbe(offset, reads, checks, grows))
         if grows:
             found = (caller_ip, caller_bp, caller_sp)
@@ -229,11 +228,11 @@ def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
             )
         )
     last_bp = ctx.value("rbp")
-    checks = [Check(f"rbp {last_bp:#x} is 8-aligned", last_bp % 8 == 0)]
-    reads: list[MemoryWord] = []
+    checks: list[CheckRow] = [(("rbp {:#x} is 8-aligned", last_bp), last_bp % 8 == 0)]
+    reads: tuple[WordRow, ...] = ()
 
     def failed(reason: str) -> StrategyResult:
-        probe = FramePointerProbe(0, tuple(reads), tuple(checks), False)
+        probe = FramePointerProbe(0, reads, tuple(checks), False)
         detail = FramePointerDetail("rbp", last_bp, (probe,))
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.FAILED, reason, detail))
 
@@ -242,29 +241,29 @@ def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     memory = walk.memory
     ip_word = memory.word((last_bp + 8) & U64, 8, "return address", "rip")
     bp_word = memory.word(last_bp, 8, "caller rbp", "rbp")
-    reads += [ip_word, bp_word]
-    if ip_word.value is None or bp_word.value is None:
+    reads = (ip_word, bp_word)
+    caller_ip, caller_bp, caller_sp = ip_word[2], bp_word[2], (last_bp + 16) & U64
+    if caller_ip is None or caller_bp is None:
         return failed("cannot read the frame record")
-    caller_ip, caller_bp, caller_sp = ip_word.value, bp_word.value, (last_bp + 16) & U64
     canonical = not is_non_canonical(caller_ip)
-    checks.append(Check(f"return address {caller_ip:#x} is canonical", canonical))
+    checks.append((("return address {:#x} is canonical", caller_ip), canonical))
     if not canonical:
         return failed("the return address is not canonical")
     ordered = caller_sp > last_bp and caller_bp >= caller_sp
-    checks.append(Check(f"caller rbp {caller_bp:#x} >= caller rsp {caller_sp:#x} > rbp", ordered))
+    checks.append((("caller rbp {:#x} >= caller rsp {:#x} > rbp", caller_bp, caller_sp), ordered))
     if not ordered:
         return failed("the frame pointers are not well ordered")
     in_stack = memory.read(caller_bp, 8) is not None
-    checks.append(Check(f"caller rbp {caller_bp:#x} points into the stack", in_stack))
+    checks.append((("caller rbp {:#x} points into the stack", caller_bp), in_stack))
     if not in_stack:
         return failed("the caller's rbp is outside the stack")
     caller = ctx.with_registers({"rip": caller_ip, "rsp": caller_sp, "rbp": caller_bp})
-    probe = FramePointerProbe(0, tuple(reads), tuple(checks), True)
+    probe = FramePointerProbe(0, reads, tuple(checks), True)
     detail = FramePointerDetail("rbp", last_bp, (probe,))
     attempt = StrategyAttempt(
         strategy,
         Outcome.FOUND,
-        f"frame record at rbp {last_bp:#x}: return address {caller_ip:#x}",
+        ("frame record at rbp {:#x}: return address {:#x}", last_bp, caller_ip),
         detail,
         caller,
     )
@@ -291,7 +290,9 @@ def _breakpad_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
 
 #: (the walk, callee rbp, callee rsp, the return-address slot) -> (the caller's rbp or None, the words
 #: read and the checks made for it)
-_RbpRecovery = Callable[[ThreadWalk, int, int, int], "tuple[int | None, list[MemoryWord], list[Check]]"]
+_RbpRecovery = Callable[
+    [ThreadWalk, int, int, int], "tuple[int | None, tuple[WordRow, ...], tuple[CheckRow, ...]]"
+]
 
 
 def _scan(
@@ -306,7 +307,7 @@ def _scan(
         return StrategyResult.failed(scan_failure(result))
     slot, caller_ip = result.address, result.value
     last_bp, last_sp = ctx.get("rbp"), ctx.value("rsp")
-    caller_bp, reads, checks = (None, [], []) if last_bp is None else recover(walk, last_bp, last_sp, slot)
+    caller_bp, reads, checks = (None, (), ()) if last_bp is None else recover(walk, last_bp, last_sp, slot)
     registers = {"rip": caller_ip, "rsp": slot + POINTER_WIDTH}
     if caller_bp is not None:
         registers["rbp"] = caller_bp
@@ -328,23 +329,23 @@ def _scan(
 
 def _recover_rbp(
     walk: ThreadWalk, last_bp: int, last_sp: int, slot: int
-) -> tuple[int | None, list[MemoryWord], list[Check]]:
+) -> tuple[int | None, tuple[WordRow, ...], tuple[CheckRow, ...]]:
     if slot <= last_sp:
-        return None, [], []
+        return None, (), ()
     caller_sp = slot + POINTER_WIDTH
     address_of_bp = slot - POINTER_WIDTH
     word = walk.memory.word(address_of_bp, POINTER_WIDTH, "word below the return address", "rbp")
-    bp = word.value if word.value is not None else 0
+    bp = word[2] or 0
     gap = bp - address_of_bp
     pushed = last_bp == address_of_bp and bp > slot and gap <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
-    checks = [Check((_PUSHED_RBP, address_of_bp), pushed)]
+    pushed_check: CheckRow = ((_PUSHED_RBP, address_of_bp), pushed)
     if pushed:
         readable = walk.memory.read(bp, POINTER_WIDTH) is not None
-        checks.append(Check(("saved rbp {:#x} points into the stack", bp), readable))
-        return (bp if readable else None), [word], checks
+        in_stack: CheckRow = (("saved rbp {:#x} points into the stack", bp), readable)
+        return (bp if readable else None), (word,), (pushed_check, in_stack)
     kept = last_bp >= caller_sp
-    checks.append(Check(("callee rbp {:#x} >= caller rsp {:#x}: keep it", last_bp, caller_sp), kept))
-    return (last_bp if kept else None), [word], checks
+    keep: CheckRow = (("callee rbp {:#x} >= caller rsp {:#x}: keep it", last_bp, caller_sp), kept)
+    return (last_bp if kept else None), (word,), (pushed_check, keep)
 
 
 _PUSHED_RBP = "callee rbp points at {:#x}, which holds a higher stack address within 128 KiB"
@@ -352,16 +353,16 @@ _PUSHED_RBP = "callee rbp points at {:#x}, which holds a higher stack address wi
 
 def _breakpad_recover_rbp(
     walk: ThreadWalk, last_bp: int, last_sp: int, slot: int
-) -> tuple[int | None, list[MemoryWord], list[Check]]:
+) -> tuple[int | None, tuple[WordRow, ...], tuple[CheckRow, ...]]:
     if slot - 8 == last_bp:
         word = walk.memory.word(last_bp, 8, "saved rbp below the return address", "rbp")
-        ok = word.value is not None and word.value > slot
-        check = Check("the saved rbp is above the return-address slot", ok)
-        return (word.value if ok else None), [word], [check]
+        saved = word[2]
+        ok = saved is not None and saved > slot
+        return (saved if ok else None), (word,), (("the saved rbp is above the return-address slot", ok),)
     caller_sp = slot + POINTER_WIDTH
     ok = last_bp >= caller_sp
-    check = Check(f"callee rbp {last_bp:#x} >= caller rsp {caller_sp:#x}: keep it", ok)
-    return (last_bp if ok else None), [], [check]
+    check: CheckRow = (("callee rbp {:#x} >= caller rsp {:#x}: keep it", last_bp, caller_sp), ok)
+    return (last_bp if ok else None), (), (check,)
 
 
 UNWINDER = CpuUnwinder(

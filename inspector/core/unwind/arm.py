@@ -87,14 +87,15 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     else:
         fp_word = walk.memory.word(last_fp, 4, "caller fp", "fp")
         pc_word = walk.memory.word(last_fp + 4, 4, "return address", "pc")
-        ok = fp_word.value is not None and pc_word.value is not None
+        read_fp, read_pc = fp_word[2], pc_word[2]
+        ok = read_fp is not None and read_pc is not None
         probe = FramePointerProbe(0, (fp_word, pc_word), (), ok)
-        if fp_word.value is None or pc_word.value is None:
+        if read_fp is None or read_pc is None:
             detail = FramePointerDetail("fp", last_fp, (probe,))
             return StrategyResult.failed(
                 StrategyAttempt(strategy, Outcome.FAILED, "cannot read the frame record", detail)
             )
-        caller_fp, caller_pc, caller_sp = fp_word.value, pc_word.value, last_fp + 8
+        caller_fp, caller_pc, caller_sp = read_fp, read_pc, last_fp + 8
     caller = CpuContext.from_registers(ctx.cpu, {"pc": caller_pc, "fp": caller_fp, "sp": caller_sp})
     detail = FramePointerDetail("fp", last_fp, (probe,))
     reason = "fp is 0: end of the chain" if last_fp == 0 else f"frame record at fp {last_fp:#x}"

@@ -30,14 +30,15 @@ from inspector.core.unwind.step import (
     scanned_caller,
 )
 from inspector.core.unwind.trace import (
-    Check,
+    CheckRow,
     FramePointerDetail,
     FramePointerProbe,
-    MemoryWord,
     Outcome,
     Strategy,
     StrategyAttempt,
     TerminationReason,
+    Text,
+    WordRow,
 )
 
 # ---- the CPU --------------------------------------------------------------------------------
@@ -126,31 +127,33 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
         return StrategyResult.failed(
             StrategyAttempt(strategy, Outcome.FAILED, f"fp {last_fp:#x} would overflow")
         )
-    reads: list[MemoryWord] = []
-    checks: list[Check] = []
+    reads: tuple[WordRow, ...] = ()
     if last_fp == 0:
         caller_fp, caller_pc, caller_sp = 0, 0, last_sp
     else:
         fp_word = walk.memory.word(last_fp, 8, "caller fp", "fp")
         pc_word = walk.memory.word(last_fp + 8, 8, "return address", "pc")
-        reads += [fp_word, pc_word]
-        if fp_word.value is None or pc_word.value is None:
-            detail = FramePointerDetail("fp", last_fp, (FramePointerProbe(0, tuple(reads), (), False),))
+        reads = (fp_word, pc_word)
+        read_fp, read_pc = fp_word[2], pc_word[2]
+        if read_fp is None or read_pc is None:
+            detail = FramePointerDetail("fp", last_fp, (FramePointerProbe(0, reads, (), False),))
             return StrategyResult.failed(
                 StrategyAttempt(strategy, Outcome.FAILED, "cannot read the frame record", detail)
             )
-        caller_fp, caller_pc, caller_sp = fp_word.value, pc_word.value, last_fp + 16
+        caller_fp, caller_pc, caller_sp = read_fp, read_pc, last_fp + 16
     caller_fp = env.strip_pointer_auth(caller_fp)
     caller_pc = env.strip_pointer_auth(caller_pc)
     caller_lr = None
     if env.options.arm64_lr_recovery and caller_fp != 0 and caller_fp + 8 <= U64:
         lr_word = walk.memory.word(caller_fp + 8, 8, "caller lr (from the caller's frame record)", "lr")
-        reads.append(lr_word)
-        if lr_word.value is not None:
-            caller_lr = env.strip_pointer_auth(lr_word.value)
+        reads += (lr_word,)
+        if lr_word[2] is not None:
+            caller_lr = env.strip_pointer_auth(lr_word[2])
     plausible = not is_non_canonical(caller_pc)
-    checks.append(Check(f"return address {caller_pc:#x} is in 0x1000..=0xfffffffffffff", plausible))
-    probe = FramePointerProbe(0, tuple(reads), tuple(checks), plausible)
+    checks: tuple[CheckRow, ...] = (
+        (("return address {:#x} is in 0x1000..=0xfffffffffffff", caller_pc), plausible),
+    )
+    probe = FramePointerProbe(0, reads, checks, plausible)
     detail = FramePointerDetail("fp", last_fp, (probe,))
     if not plausible:
         return StrategyResult.failed(
@@ -160,8 +163,8 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     if caller_lr is not None:
         registers["lr"] = caller_lr
     caller = CpuContext.from_registers(ctx.cpu, registers, layout=ctx.layout)
-    reason = "fp is 0: end of the chain" if last_fp == 0 else f"frame record at fp {last_fp:#x}"
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, reason, detail, caller)
+    why: Text = "fp is 0: end of the chain" if last_fp == 0 else ("frame record at fp {:#x}", last_fp)
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, why, detail, caller)
     return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
 
 
@@ -180,23 +183,24 @@ def _breakpad_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
         return StrategyResult.failed(
             StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "the callee's lr is not known")
         )
-    reads: list[MemoryWord] = []
+    reads: tuple[WordRow, ...] = ()
     caller_fp = caller_lr = 0
     if last_fp:
         fp_word = walk.memory.word(last_fp, 8, "caller fp", "fp")
         lr_word = walk.memory.word((last_fp + 8) & U64, 8, "caller lr", "lr")
-        reads += [fp_word, lr_word]
-        if fp_word.value is None or lr_word.value is None:
-            detail = FramePointerDetail("fp", last_fp, (FramePointerProbe(0, tuple(reads), (), False),))
+        reads = (fp_word, lr_word)
+        read_fp, read_lr = fp_word[2], lr_word[2]
+        if read_fp is None or read_lr is None:
+            detail = FramePointerDetail("fp", last_fp, (FramePointerProbe(0, reads, (), False),))
             return StrategyResult.failed(
                 StrategyAttempt(strategy, Outcome.FAILED, "cannot read the frame record", detail)
             )
-        caller_fp, caller_lr = fp_word.value, lr_word.value
+        caller_fp, caller_lr = read_fp, read_lr
     caller_lr = env.breakpad_pointer_auth_strip(caller_lr)
     caller_sp = (last_fp + 16) & U64 if last_fp else ctx.value("sp")
     caller = ctx.with_registers({"pc": lr, "lr": caller_lr, "fp": caller_fp, "sp": caller_sp})
-    detail = FramePointerDetail("fp", last_fp, (FramePointerProbe(0, tuple(reads), (), True),))
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, f"pc from the callee's lr {lr:#x}", detail, caller)
+    detail = FramePointerDetail("fp", last_fp, (FramePointerProbe(0, reads, (), True),))
+    attempt = StrategyAttempt(strategy, Outcome.FOUND, ("pc from the callee's lr {:#x}", lr), detail, caller)
     return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
 
 
@@ -211,7 +215,9 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     )
 
 
-def stack_pointer_check(callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk) -> Check:
+def stack_pointer_check(
+    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+) -> CheckRow:
     """sp must not decrease; an unchanged sp is allowed only in narrow cases.
 
     Situation: an arm64 leaf function or a function-entry CFI row (`.cfa: sp`) leaves sp
@@ -221,7 +227,7 @@ def stack_pointer_check(callee: StackFrame, caller: CpuContext, trust: FrameTrus
     """
     old, new = callee.context.value("sp"), caller.value("sp")
     if new != old:
-        return Check(("caller sp {:#x} is not below callee sp {:#x}", new, old), new > old)
+        return (("caller sp {:#x} is not below callee sp {:#x}", new, old), new > old)
     context_leaf = callee.trust is FrameTrust.CONTEXT
     if walk.env.options.arm64_lr_recovery:
         pc_changed = caller.value("pc") != callee.context.value("pc")
@@ -230,7 +236,7 @@ def stack_pointer_check(callee: StackFrame, caller: CpuContext, trust: FrameTrus
     else:
         allowed = context_leaf
         text = f"caller sp equals callee sp {old:#x}: allowed only when unwinding the context frame"
-    return Check(text, allowed)
+    return (text, allowed)
 
 
 #: rust-minidump's arm64 stack-pointer rule as a termination guard

@@ -43,8 +43,7 @@ from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.step import StrategyResult, ThreadWalk, unknown_register
 from inspector.core.unwind.trace import (
     CfiDetail,
-    Check,
-    MemoryWord,
+    CheckRow,
     Outcome,
     RuleEffect,
     RuleEvaluation,
@@ -52,6 +51,7 @@ from inspector.core.unwind.trace import (
     Strategy,
     StrategyAttempt,
     Text,
+    WordRow,
 )
 
 
@@ -374,8 +374,8 @@ def _fpo(
     """
     strategy = Strategy.STACK_WIN_FPO
     frame_size = win_frame_size(record, grand)
-    reads: list[MemoryWord] = []
-    checks: list[Check] = []
+    reads: list[WordRow] = []
+    checks: list[CheckRow] = []
     variables = (("frame size", frame_size), ("grand-callee parameter size", grand))
 
     def detail() -> StackWinDetail:
@@ -397,32 +397,33 @@ def _fpo(
     eip_address = (esp + frame_size) & U64
     word = memory.word(eip_address, 4, "return address", "eip")
     reads.append(word)
-    if word.value is None:
+    caller_eip = word[2]
+    if caller_eip is None:
         return _failed(strategy, f"cannot read the return address at {eip_address:#x}", detail()), None
-    caller_eip = word.value
     callee_eip = registers.get("eip")
     if not has_grand_callee:
         leftover = callee_eip is not None and caller_eip == callee_eip
-        checks.append(Check("the word is not a leftover copy of the context frame's eip", not leftover))
+        checks.append(("the word is not a leftover copy of the context frame's eip", not leftover))
         if callee_eip is None:
             return _failed(strategy, "the callee's eip is not known", detail()), None
         if leftover:
             eip_address = (eip_address + 4) & U64
             word = memory.word(eip_address, 4, "return address (after a leftover one)", "eip")
             reads.append(word)
-            if word.value is None:
+            caller_eip = word[2]
+            if caller_eip is None:
                 return _failed(
                     strategy, f"cannot read the return address at {eip_address:#x}", detail()
                 ), None
-            caller_eip = word.value
     caller_esp = eip_address + 4
     if record.allocates_base_pointer:
         ebp_address = (esp + grand + record.saved_register_size - 8) & U64
         saved = memory.word(ebp_address, 4, "saved ebp", "ebp")
         reads.append(saved)
-        if saved.value is None:
+        saved_ebp = saved[2]
+        if saved_ebp is None:
             return _failed(strategy, f"cannot read the saved ebp at {ebp_address:#x}", detail()), None
-        caller_ebp = saved.value
+        caller_ebp = saved_ebp
     else:
         if "ebx" in registers:
             state.set("ebx", registers["ebx"])

@@ -15,7 +15,7 @@ from inspector.core.symbols import FrameSymbol, ModuleSymbols, SymbolFile, Symbo
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.options import WalkOptions
-from inspector.core.unwind.trace import CandidateVerdict, MemoryWord, Outcome, Strategy, StrategyAttempt
+from inspector.core.unwind.trace import CandidateVerdict, Outcome, Strategy, StrategyAttempt, WordRow
 
 U64 = (1 << 64) - 1
 #: struct codes of the word widths the walk reads
@@ -65,9 +65,9 @@ class StackMemory:
             return ()
         return struct.unpack_from(f"{self._endian}{count}{_CODES[width]}", self._data, offset)
 
-    def word(self, address: int, width: int, role: str, register: str | None = None) -> MemoryWord:
-        """Read a word and record it for the trace (`register`: the caller register it is read for)."""
-        return MemoryWord(address, width, self.read(address, width), role, register)
+    def word(self, address: int, width: int, role: str, register: str | None = None) -> WordRow:
+        """Read a word as the trace records it (`register`: the caller register it is read for)."""
+        return (address, width, self.read(address, width), role, register)
 
 
 class WalkEnvironment:

@@ -23,7 +23,7 @@ from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust
 from inspector.core.unwind.options import DEFAULT_SCAN_WORDS, EXTENDED_SCAN_WORDS
-from inspector.core.unwind.trace import CandidateVerdict, Check, MemoryWord, ScanDetail, Text
+from inspector.core.unwind.trace import CandidateVerdict, CheckRow, ScanDetail, Text, WordRow
 
 __all__ = ["DEFAULT_SCAN_WORDS", "EXTENDED_SCAN_WORDS", "Prefilter", "ScanResult", "scan_stack", "scan_words"]
 
@@ -104,7 +104,7 @@ def scan_stack(
 
 
 def with_frame_pointer(
-    detail: ScanDetail, reads: Sequence[MemoryWord], checks: Sequence[Check]
+    detail: ScanDetail, reads: Sequence[WordRow], checks: Sequence[CheckRow]
 ) -> ScanDetail:
     """A scan's detail with the frame-pointer recovery (x86/amd64) that followed its hit."""
     return ScanDetail(

@@ -20,7 +20,7 @@ from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.options import WalkPolicy
 from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words
-from inspector.core.unwind.trace import Check, Outcome, Strategy, StrategyAttempt, TerminationReason
+from inspector.core.unwind.trace import CheckRow, Outcome, Strategy, StrategyAttempt, TerminationReason
 
 
 @record(frozen=False)
@@ -138,7 +138,9 @@ def first_success(
     return attempts, None, None, None
 
 
-def instruction_check(callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk) -> Check:
+def instruction_check(
+    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+) -> CheckRow:
     """Every CPU: an instruction pointer in the first page means the stack has ended.
 
     Situation: the outermost frame's "return address" is a terminator or garbage. Example:
@@ -146,12 +148,12 @@ def instruction_check(callee: StackFrame, caller: CpuContext, trust: FrameTrust,
     the walk (no real code lives in the first page).
     """
     ip = caller.value(walk.cpu.instruction_pointer)
-    return Check(("caller instruction pointer {:#x} is at least 0x1000", ip), ip >= 4096)
+    return (("caller instruction pointer {:#x} is at least 0x1000", ip), ip >= 4096)
 
 
 def strictly_increasing_sp(
     callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-) -> Check:
+) -> CheckRow:
     """x86/amd64 (rust-minidump): the caller's stack pointer must be above the callee's.
 
     Situation: a bad CFI rule, a frame-pointer cycle or a scan in the wrong place would
@@ -161,21 +163,24 @@ def strictly_increasing_sp(
     """
     name = walk.cpu.stack_pointer
     old, new = callee.context.value(name), caller.value(name)
-    return Check(("caller {} {:#x} is above callee {} {:#x}", name, new, name, old), new > old)
+    return (("caller {} {:#x} is above callee {} {:#x}", name, new, name, old), new > old)
 
 
-def breakpad_sp_check(callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk) -> Check:
+def breakpad_sp_check(
+    callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
+) -> CheckRow:
     """Breakpad's TerminateWalk: the first unwind (from the context frame) may keep sp equal."""
     name = walk.cpu.stack_pointer
     old, new = callee.context.value(name), caller.value(name)
     if callee.trust is FrameTrust.CONTEXT:
-        return Check(
-            ("caller {} {:#x} is not below callee {} {:#x} (first unwind)", name, new, name, old), new >= old
+        return (
+            ("caller {} {:#x} is not below callee {} {:#x} (first unwind)", name, new, name, old),
+            new >= old,
         )
-    return Check(("caller {} {:#x} is above callee {} {:#x}", name, new, name, old), new > old)
+    return (("caller {} {:#x} is above callee {} {:#x}", name, new, name, old), new > old)
 
 
-def leaf_tolerant_sp(callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk) -> Check:
+def leaf_tolerant_sp(callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk) -> CheckRow:
     """arm/mips (rust-minidump): sp must increase, except it may stay equal when unwinding the context frame.
 
     Situation: a leaf function keeps its return address in a register and need not touch
@@ -186,19 +191,15 @@ def leaf_tolerant_sp(callee: StackFrame, caller: CpuContext, trust: FrameTrust, 
     old, new = callee.context.value("sp"), caller.value("sp")
     leaf = callee.trust is FrameTrust.CONTEXT and new == old
     if leaf:
-        return Check(
-            (
-                "caller sp {:#x} is above callee sp {:#x} (equal allowed: the callee is the context frame)",
-                new,
-                old,
-            ),
-            True,
-        )
-    return Check(("caller sp {:#x} is above callee sp {:#x}", new, old), new > old)
+        return ((_ABOVE_OR_LEAF, new, old), True)
+    return (("caller sp {:#x} is above callee sp {:#x}", new, old), new > old)
 
 
-#: A check on a caller: (callee, caller, its trust, the walk) -> the check and whether it passed.
-PostCheckFunction = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], Check]
+_ABOVE_OR_LEAF = "caller sp {:#x} is above callee sp {:#x} (equal allowed: the callee is the context frame)"
+
+
+#: A check on a caller: (callee, caller, its trust, the walk) -> the check as the trace records it.
+PostCheckFunction = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], CheckRow]
 
 
 @record
@@ -234,7 +235,7 @@ class CpuUnwinder:
 
     def checks(
         self, callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-    ) -> tuple[tuple[Check, ...], TerminationReason | None]:
+    ) -> tuple[tuple[CheckRow, ...], TerminationReason | None]:
         """The post-checks in order, up to the first that fails, and why that one ends the walk."""
         return run_post_checks(self.post_checks[walk.env.options.policy], callee, caller, trust, walk)
 
@@ -245,13 +246,13 @@ def run_post_checks(
     caller: CpuContext,
     trust: FrameTrust,
     walk: ThreadWalk,
-) -> tuple[tuple[Check, ...], TerminationReason | None]:
+) -> tuple[tuple[CheckRow, ...], TerminationReason | None]:
     """The checks made on the caller, in order, up to and including the first that fails, and the
     reason that one ends the walk (None: all passed)."""
-    checks: tuple[Check, ...] = ()
+    checks: tuple[CheckRow, ...] = ()
     for guard in post_checks:
         check = guard.check(callee, caller, trust, walk)
         checks += (check,)
-        if not check.passed:
+        if not check[1]:
             return checks, guard.reason
     return checks, None

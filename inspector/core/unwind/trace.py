@@ -47,6 +47,22 @@ def keep(built: object, name: str, value: object) -> None:
     object.__setattr__(built, name, value)
 
 
+#: A `MemoryWord` as the walk records it: its fields, (address, size, value, role, register).
+WordRow = tuple[int, int, int | None, str, str | None]
+#: A `Check` as the walk records it: its fields, (text, passed).
+CheckRow = tuple[Text, bool]
+
+
+def words_of(rows: tuple[WordRow, ...]) -> tuple[MemoryWord, ...]:
+    """The `MemoryWord`s of recorded rows (see the module's docstring)."""
+    return tuple([MemoryWord(*row) for row in rows])
+
+
+def checks_of(rows: tuple[CheckRow, ...]) -> tuple[Check, ...]:
+    """The `Check`s of recorded rows (see the module's docstring)."""
+    return tuple([Check(*row) for row in rows])
+
+
 class Strategy(enum.Enum):
     """A way of finding a caller frame (value: the name shown in traces)."""
 
@@ -179,8 +195,8 @@ class ScanDetail:
     values: tuple[int, ...]
     verdicts: tuple[CandidateVerdict, ...]
     ended: Text  # why the scan ended (`stopped`)
-    frame_pointer_reads: tuple[MemoryWord, ...] = ()
-    frame_pointer_checks: tuple[Check, ...] = ()
+    frame_pointer_read_rows: tuple[WordRow, ...] = ()  # `frame_pointer_reads`
+    frame_pointer_check_rows: tuple[CheckRow, ...] = ()  # `frame_pointer_checks`
     purpose: str = "return address"
     _candidates: tuple[ScanCandidate, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -202,6 +218,15 @@ class ScanDetail:
         return as_text(self.ended)
 
     @property
+    def frame_pointer_reads(self) -> tuple[MemoryWord, ...]:
+        """The words read to recover the frame pointer after a hit (x86/amd64)."""
+        return words_of(self.frame_pointer_read_rows)
+
+    @property
+    def frame_pointer_checks(self) -> tuple[Check, ...]:
+        return checks_of(self.frame_pointer_check_rows)
+
+    @property
     def end(self) -> int:
         """One past the last byte of the window."""
         return self.start + self.window_words * self.word_size
@@ -216,12 +241,21 @@ class ScanDetail:
 
 @record
 class FramePointerProbe:
-    """One frame-pointer position tried: `offset` bytes above the callee's frame pointer."""
+    """One frame-pointer position tried: `offset` bytes above the callee's frame pointer, the words
+    read there and the checks made on them (recorded as rows: `reads`, `checks`)."""
 
     offset: int
-    reads: tuple[MemoryWord, ...]
-    checks: tuple[Check, ...]
+    read_rows: tuple[WordRow, ...]
+    check_rows: tuple[CheckRow, ...]
     accepted: bool
+
+    @property
+    def reads(self) -> tuple[MemoryWord, ...]:
+        return words_of(self.read_rows)
+
+    @property
+    def checks(self) -> tuple[Check, ...]:
+        return checks_of(self.check_rows)
 
 
 @record
@@ -242,10 +276,18 @@ class StackWinDetail:
     program_source: str  # "record", or how the program was synthesised
     variables: tuple[tuple[str, int], ...]  # initial variables
     evaluation: PostfixResult | None
-    reads: tuple[MemoryWord, ...] = ()
-    checks: tuple[Check, ...] = ()
+    read_rows: tuple[WordRow, ...] = ()  # `reads`
+    check_rows: tuple[CheckRow, ...] = ()  # `checks`
     searches: tuple[ScanDetail, ...] = ()
     origin: str | None = None  # where the record comes from (as `CfiDetail.origin`)
+
+    @property
+    def reads(self) -> tuple[MemoryWord, ...]:
+        return words_of(self.read_rows)
+
+    @property
+    def checks(self) -> tuple[Check, ...]:
+        return checks_of(self.check_rows)
 
 
 AttemptDetail = CfiDetail | StackWinDetail | FramePointerDetail | ScanDetail | None
@@ -283,12 +325,17 @@ class UnwindStep:
     callee_index: int
     attempts: tuple[StrategyAttempt, ...]
     chosen: int | None = None  # index into `attempts`
-    post_checks: tuple[Check, ...] = ()
+    post_check_rows: tuple[CheckRow, ...] = ()  # `post_checks`
     instruction_adjustment: int = 0  # instruction = return address - this
 
     @property
     def chosen_attempt(self) -> StrategyAttempt | None:
         return None if self.chosen is None else self.attempts[self.chosen]
+
+    @property
+    def post_checks(self) -> tuple[Check, ...]:
+        """The checks the chosen attempt's caller had to pass, up to the first that failed."""
+        return checks_of(self.post_check_rows)
 
 
 class TerminationReason(enum.Enum):

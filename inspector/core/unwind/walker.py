@@ -29,7 +29,7 @@ from inspector.core.types import Cpu
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust, InlineFrame, StackFrame, UnloadedHit
 from inspector.core.unwind.step import CpuUnwinder, ThreadWalk, first_success, run_post_checks
-from inspector.core.unwind.trace import Outcome, Termination, TerminationReason, UnwindStep
+from inspector.core.unwind.trace import Outcome, Termination, TerminationReason, UnwindStep, as_text
 
 log = get_logger(__name__)
 
@@ -131,7 +131,7 @@ def walk_stack(
         if ended is not None:
             rejected = list(attempts)
             rejected[chosen] = attempts[chosen].with_outcome(
-                Outcome.REJECTED, f"{attempts[chosen].reason}; {checks[-1].description}: no"
+                Outcome.REJECTED, f"{attempts[chosen].reason}; {as_text(checks[-1][0])}: no"
             )
             step = UnwindStep(callee.index, tuple(rejected), chosen, checks)
             yield Termination(ended, f"walk ends: {ended.value}", step)

@@ -31,15 +31,15 @@ from inspector.core.unwind.step import (
 )
 from inspector.core.unwind.trace import (
     CandidateVerdict,
-    Check,
+    CheckRow,
     FramePointerDetail,
     FramePointerProbe,
-    MemoryWord,
     Outcome,
     ScanDetail,
     StackWinDetail,
     Strategy,
     StrategyAttempt,
+    WordRow,
 )
 
 # ---- the CPU --------------------------------------------------------------------------------
@@ -133,20 +133,22 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
             StrategyAttempt(strategy, Outcome.FAILED, ("ebp {:#x} would overflow", last_bp))
         )
     ip_word = walk.memory.word(last_bp + 4, 4, "return address", "eip")
-    bp_word = walk.memory.word(last_bp, 4, "caller ebp", "ebp") if ip_word.value is not None else None
+    caller_ip = ip_word[2]
+    bp_word = walk.memory.word(last_bp, 4, "caller ebp", "ebp") if caller_ip is not None else None
     reads = (ip_word,) if bp_word is None else (ip_word, bp_word)
-    ok = ip_word.value is not None and bp_word is not None and bp_word.value is not None
+    caller_bp = None if bp_word is None else bp_word[2]
+    ok = caller_ip is not None and caller_bp is not None
     detail = FramePointerDetail("ebp", last_bp, (FramePointerProbe(0, reads, (), ok),))
-    if not ok or ip_word.value is None or bp_word is None or bp_word.value is None:
+    if caller_ip is None or caller_bp is None:
         return StrategyResult.failed(
             StrategyAttempt(
                 strategy, Outcome.FAILED, ("cannot read the frame record at ebp {:#x}", last_bp), detail
             )
         )
     caller = CpuContext.from_registers(
-        ctx.cpu, {"eip": ip_word.value, "esp": last_bp + 8, "ebp": bp_word.value}, layout=ctx.layout
+        ctx.cpu, {"eip": caller_ip, "esp": last_bp + 8, "ebp": caller_bp}, layout=ctx.layout
     )
-    why = ("frame record at ebp {:#x}: return address {:#x}", last_bp, ip_word.value)
+    why = ("frame record at ebp {:#x}: return address {:#x}", last_bp, caller_ip)
     attempt = StrategyAttempt(strategy, Outcome.FOUND, why, detail, caller)
     return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
 
@@ -172,26 +174,24 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         return StrategyResult.failed(scan_failure(result))
     slot, caller_ip = result.address, result.value
     caller_sp = slot + 4
-    reads: list[MemoryWord] = []
-    checks: list[Check] = []
+    reads: list[WordRow] = []
+    checks: list[CheckRow] = []
     caller_bp: int | None = None
     if slot > last_sp:
         word = walk.memory.word(slot - 4, 4, "word below the return address", "ebp")
         reads.append(word)
-        bp = word.value if word.value is not None else 0
+        bp = word[2] or 0
         pushed = bp > slot and bp - (slot - 4) <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
-        checks.append(
-            Check(("the word below holds a higher stack address within 128 KiB ({:#x})", bp), pushed)
-        )
+        checks.append((("the word below holds a higher stack address within 128 KiB ({:#x})", bp), pushed))
         if pushed:
             readable = walk.memory.read(bp, 4) is not None
-            checks.append(Check(("saved ebp {:#x} points into the stack", bp), readable))
+            checks.append((("saved ebp {:#x} points into the stack", bp), readable))
             if readable:
                 caller_bp = bp
         elif last_bp is not None:
             kept = last_bp >= caller_sp and walk.memory.read(last_bp, 4) is not None
             keep_text = ("callee ebp {:#x} >= caller esp {:#x} and readable: keep it", last_bp, caller_sp)
-            checks.append(Check(keep_text, kept))
+            checks.append((keep_text, kept))
             if kept:
                 caller_bp = last_bp
     registers = {"eip": caller_ip, "esp": caller_sp}
@@ -291,7 +291,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         ".cbLocals": record.local_size,
     }
     searches: list[ScanDetail] = []
-    checks: list[Check] = []
+    checks: list[CheckRow] = []
     ra_search_start = (esp + callee_params + record.local_size + record.saved_register_size) & U32
     original = ra_search_start
     aligned = _breakpad_scan(walk, ra_search_start, 4, "aligned return-address slot")
@@ -304,9 +304,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
             and ra_search_start == original
             and aligned.value == ctx.value("eip")
         )
-        checks.append(
-            Check("the return-address slot does not hold the context frame's own eip", not leftover)
-        )
+        checks.append(("the return-address slot does not hold the context frame's own eip", not leftover))
         if leftover:
             ra_search_start = (ra_search_start + 4) & U32
             again = _breakpad_scan(walk, ra_search_start, 4, "return-address slot after a leftover eip")
@@ -333,7 +331,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     values = dict(result.variables) if result.ok else dict(variables)
     trust = FrameTrust.CFI
     failed = not result.ok or result.leftover != 0 or "$eip" not in assigned or "$esp" not in assigned
-    checks.append(Check("the program ran and set $eip and $esp", not failed))
+    checks.append(("the program ran and set $eip and $esp", not failed))
 
     def detail() -> StackWinDetail:
         return StackWinDetail(
@@ -369,7 +367,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         offset = 0
         eip = values.get("$eip", 0)
         in_module = env.module_at(eip) is not None
-        checks.append(Check(f"$eip {eip:#x} is in a module", in_module))
+        checks.append((("$eip {:#x} is in a module", eip), in_module))
         if not in_module and walk.scan_allowed:
             start = (variables[".raSearchStart"] + 4) & U32
             better = _breakpad_scan(
@@ -385,7 +383,7 @@ def _breakpad_stack_win(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
             skipped = trust is not FrameTrust.CFI and new_ebp <= ra_search_start + offset
             readable = walk.memory.read(new_ebp, 4) is not None
             checks.append(
-                Check(f"$ebp {new_ebp:#x} is readable and no frames were skipped", readable and not skipped)
+                (("$ebp {:#x} is readable and no frames were skipped", new_ebp), readable and not skipped)
             )
             if skipped or not readable:
                 end = (esp + callee_params) & U32
@@ -451,13 +449,14 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
     last_esp, last_ebp = ctx.value("esp"), ctx.value("ebp")
     ip_word = walk.memory.word((last_ebp + 4) & U32, 4, "return address", "eip")
     bp_word = walk.memory.word(last_ebp, 4, "caller ebp", "ebp")
-    if ip_word.value is not None and bp_word.value is not None:
-        caller = ctx.with_registers({"eip": ip_word.value, "esp": (last_ebp + 8) & U32, "ebp": bp_word.value})
+    caller_eip, caller_ebp = ip_word[2], bp_word[2]
+    if caller_eip is not None and caller_ebp is not None:
+        caller = ctx.with_registers({"eip": caller_eip, "esp": (last_ebp + 8) & U32, "ebp": caller_ebp})
         detail = FramePointerDetail("ebp", last_ebp, (FramePointerProbe(0, (ip_word, bp_word), (), True),))
         attempt = StrategyAttempt(
             Strategy.FRAME_POINTER,
             Outcome.FOUND,
-            f"frame record at ebp {last_ebp:#x}: return address {ip_word.value:#x}",
+            ("frame record at ebp {:#x}: return address {:#x}", last_ebp, caller_eip),
             detail,
             caller,
         )
@@ -477,13 +476,12 @@ def _breakpad_ebp_at_base(callee: StackFrame, walk: ThreadWalk) -> StrategyResul
     caller_esp = result.address + 4
     chain = caller_esp - 8
     saved = walk.memory.word(chain, 4, "saved ebp below the return address", "ebp")
+    saved_ebp = saved[2]
     good = (
-        saved.value is not None
-        and saved.value > chain
-        and saved.value - chain <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
+        saved_ebp is not None and saved_ebp > chain and saved_ebp - chain <= MAX_REASONABLE_GAP_BETWEEN_FRAMES
     )
-    caller_ebp = saved.value if good and saved.value is not None else last_ebp
-    check = Check("the word below the return address continues the ebp chain", good)
+    caller_ebp = saved_ebp if good and saved_ebp is not None else last_ebp
+    check: CheckRow = ("the word below the return address continues the ebp chain", good)
     caller = ctx.with_registers({"eip": result.value, "esp": caller_esp, "ebp": caller_ebp})
     scan_detail = with_frame_pointer(result.detail, [saved], [check])
     attempt = StrategyAttempt(
