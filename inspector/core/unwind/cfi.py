@@ -129,10 +129,10 @@ def cfi_attempt(
     symbols = env.unwind_symbols(module)
     if symbols is None:
         return env.no_unwind_symbols(module), None
-    relative = instruction - module.base
-    lookup = symbols.find_cfi(relative)
+    lookup = env.cfi_lookup(module, instruction)
     if lookup is None:
-        return _na(Strategy.CFI, f"no STACK CFI covers {_module_label(module)}+{relative:#x}"), None
+        where = (_module_label(module), instruction - module.base)
+        return _na(Strategy.CFI, ("no STACK CFI covers {}+{:#x}", *where)), None
     return _evaluate_rules(
         callee, walk, lookup, forwarded=forwarded, state=state, entry_only=entry_only, adjust=adjust
     )
@@ -441,7 +441,7 @@ def _fpo(
     return state.found(strategy, reason, detail())
 
 
-def _na(strategy: Strategy, reason: str) -> StrategyAttempt:
+def _na(strategy: Strategy, reason: Text) -> StrategyAttempt:
     return StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, reason)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 
 from inspector.core.minidump import CpuContext, MemoryRegion, Module, ModuleList
-from inspector.core.symbols import FrameSymbol, ModuleSymbols, SymbolFile, Symbolizer
+from inspector.core.symbols import CfiLookup, FrameSymbol, ModuleSymbols, SymbolFile, Symbolizer
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.options import WalkOptions
@@ -104,6 +104,9 @@ class WalkEnvironment:
         #: so that an id is never taken for another object's
         self._symbols: dict[int, tuple[Module, ModuleSymbols | None, SymbolFile | None]] = {}
         self._no_cfi: dict[int, tuple[Module, StrategyAttempt]] = {}
+        #: by instruction address: `frame_symbols` and `cfi_lookup`
+        self._frame_symbols: dict[int, tuple[int, Module, FrameSymbol | None] | None] = {}
+        self._cfi: dict[int, CfiLookup | None] = {}
         self._origins: dict[int, str | None] = {}
         self._pac_mask: int | None = None
         self._breakpad_pac_mask: int | None = None
@@ -131,6 +134,27 @@ class WalkEnvironment:
         if status is None or status.symbol_file is None:
             return None
         return status.symbol_file.symbolize(address - module.base)
+
+    def frame_symbols(self, address: int) -> tuple[int, Module, FrameSymbol | None] | None:
+        """The module covering a frame's instruction (its index) and the symbol there; None when no
+        module does. Memoized per address: the threads of a dump often stand at the same instructions
+        (half the corpus's frames repeat another frame's of the same dump)."""
+        if address in self._frame_symbols:
+            return self._frame_symbols[address]
+        hit = self.module_at(address)
+        known = self._frame_symbols[address] = (
+            None if hit is None else (*hit, self.symbolize(hit[1], address))
+        )
+        return known
+
+    def cfi_lookup(self, module: Module, address: int) -> CfiLookup | None:
+        """The STACK CFI rules in force at `address` in `module` (which has `unwind_symbols`), memoized
+        per address as `frame_symbols`."""
+        if address in self._cfi:
+            return self._cfi[address]
+        symbols = self.unwind_symbols(module)
+        known = self._cfi[address] = None if symbols is None else symbols.find_cfi(address - module.base)
+        return known
 
     def unwind_symbols(self, module: Module) -> SymbolFile | None:
         """The module's symbol file as the unwinder may use it (for CFI, STACK WIN and scan checks).

@@ -167,14 +167,13 @@ def _frame(
 ) -> StackFrame:
     """The frame with its module, symbol and inline frames (rust-minidump's fill_source_line_info +
     unloaded modules)."""
-    hit = env.module_at(instruction)
-    if hit is None:
+    found = env.frame_symbols(instruction)
+    if found is None:
         hits = _unloaded_hits(instruction, unloaded)
         return StackFrame(
             index, trust, context, instruction, return_address, unloaded_modules=hits, found_by=found_by
         )
-    module_index, module = hit
-    symbol = env.symbolize(module, instruction)
+    module_index, module, symbol = found
     inlines = (
         tuple(InlineFrame(i.function_name, i.source_file, i.source_line) for i in symbol.inlines)
         if symbol is not None and symbol.inlines
