@@ -174,7 +174,7 @@ class _Layout:
     cost three or four calls per register read.
     """
 
-    __slots__ = ("canonical", "mask", "print_slots", "register_set", "slots", "zeros")
+    __slots__ = ("canonical", "mask", "names", "print_slots", "register_set", "slots", "zeros")
 
     def __init__(self, rs: RegisterSet) -> None:
         index = {name: i for i, name in enumerate(rs.names)}
@@ -187,6 +187,14 @@ class _Layout:
         self.zeros = [0] * len(rs.names)
         #: (name, index) in rust-minidump's print order
         self.print_slots = tuple((name, index[name]) for name in rs.print_order)
+        self.names = frozenset(rs.names)
+
+    def canonical_set(self, names: Iterable[str]) -> frozenset[str]:
+        """The canonical names of `names` (KeyError naming the register for one the layout lacks)."""
+        given = frozenset(names)
+        if given <= self.names:  # the usual case: canonical names already
+            return given
+        return frozenset(_resolve(self.register_set, name) for name in given)
 
 
 _LAYOUTS: dict[ContextLayout, _Layout] = {layout: _Layout(rs) for layout, rs in REGISTER_SETS.items()}
@@ -256,25 +264,21 @@ class CpuContext:
     ) -> CpuContext:
         """A context with the given register values (others 0); valid = `valid` or the given names."""
         table = _LAYOUTS[layout or layout_for(cpu)]
-        mask = table.mask
+        mask, slots = table.mask, table.slots
         values = table.zeros.copy()
-        names = registers.keys() if valid is None else valid
         try:
-            slots = table.slots
             for name, value in registers.items():
                 values[slots[name]] = value & mask
-            canonical = frozenset(map(table.canonical.__getitem__, names))
         except KeyError:
-            rs = table.register_set
-            for name in (*registers, *names):
-                _resolve(rs, name)  # raises the error that names the register
+            for name in registers:
+                _resolve(table.register_set, name)  # raises the error that names the register
             raise
         rs = table.register_set
         return cls(
             cpu,
             rs.layout,
             tuple(values),
-            canonical,
+            table.canonical_set(registers if valid is None else valid),
             context_flags,
             frame_pointer_name or rs.frame_pointer,
         )
@@ -293,11 +297,11 @@ class CpuContext:
             slots = table.slots
             for name, value in registers.items():
                 values[slots[name]] = value & mask
-            names = frozenset(map(table.canonical.__getitem__, registers))
         except KeyError:
             for name in registers:
                 _resolve(table.register_set, name)  # raises the error that names the register
             raise
+        names = table.canonical_set(registers)
         return CpuContext(
             self.cpu,
             self.layout,
@@ -311,12 +315,7 @@ class CpuContext:
 
     def subset(self, names: Iterable[str]) -> CpuContext:
         """The same values with validity reduced to `names` (those that were valid)."""
-        canonical = _LAYOUTS[self.layout].canonical
-        try:
-            keep = frozenset(map(canonical.__getitem__, names)) & self.valid
-        except KeyError:
-            keep = frozenset(_resolve(self.register_set, n) for n in names)  # raises for the unknown one
-            raise
+        keep = _LAYOUTS[self.layout].canonical_set(names) & self.valid
         return CpuContext(
             self.cpu,
             self.layout,

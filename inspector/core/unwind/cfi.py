@@ -36,11 +36,12 @@ from inspector.core.symbols.postfix import win_frame_size, win_variables
 from inspector.core.unwind.environment import (
     U64,
     StackMemory,
+    WalkEnvironment,
     readable_registers,
     register_name,
 )
 from inspector.core.unwind.frame import FrameTrust, StackFrame
-from inspector.core.unwind.step import StrategyResult, ThreadWalk, unknown_register
+from inspector.core.unwind.step import StrategyResult, ThreadWalk, register_not_known
 from inspector.core.unwind.trace import (
     CfiDetail,
     CheckRow,
@@ -128,7 +129,7 @@ def cfi_attempt(
         return _na(Strategy.CFI, f"{instruction:#x} is not in any loaded module"), None
     symbols = env.unwind_symbols(module)
     if symbols is None:
-        return env.no_unwind_symbols(module), None
+        return env.per_module(module, _no_unwind_symbols).attempts[0], None
     lookup = env.cfi_lookup(module, instruction)
     if lookup is None:
         where = (_module_label(module), instruction - module.base)
@@ -451,12 +452,19 @@ def _failed(
     return StrategyAttempt(strategy, Outcome.FAILED, reason, detail)
 
 
+def _no_unwind_symbols(env: WalkEnvironment, module: Module) -> StrategyResult:
+    """STACK CFI's result for a frame in a module without symbols to unwind with (one per module)."""
+    return StrategyResult.failed(_na(Strategy.CFI, env.unwind_symbols_missing_reason(module)))
+
+
 def cfi_strategy(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     """STACK CFI as most CPUs use it: needs the callee's stack pointer, forwards the callee-saved set."""
     cpu = walk.cpu
-    unknown = unknown_register(Strategy.CFI, callee.context, cpu.stack_pointer)
-    if unknown is not None:
-        return unknown
+    if not callee.context.is_valid(cpu.stack_pointer):
+        return register_not_known(Strategy.CFI, cpu.stack_pointer)
+    module = callee.module
+    if module is not None and walk.env.unwind_symbols(module) is None:
+        return walk.env.per_module(module, _no_unwind_symbols)
     attempt, caller = cfi_attempt(callee, walk, forwarded=cpu.callee_saved)
     if caller is None:
         return StrategyResult.failed(attempt)

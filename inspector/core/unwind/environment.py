@@ -9,13 +9,20 @@ thread's stack.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 
 from inspector.core.minidump import CpuContext, MemoryRegion, Module, ModuleList
 from inspector.core.symbols import CfiLookup, FrameSymbol, ModuleSymbols, SymbolFile, Symbolizer
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.options import WalkOptions
-from inspector.core.unwind.trace import CandidateVerdict, Outcome, Strategy, StrategyAttempt, WordRow
+from inspector.core.unwind.trace import CandidateVerdict, WordRow
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 U64 = (1 << 64) - 1
 #: struct codes of the word widths the walk reads
@@ -103,7 +110,7 @@ class WalkEnvironment:
         #: id(module) -> (the module, its symbols, its symbol file for unwinding); the module is kept
         #: so that an id is never taken for another object's
         self._symbols: dict[int, tuple[Module, ModuleSymbols | None, SymbolFile | None]] = {}
-        self._no_cfi: dict[int, tuple[Module, StrategyAttempt]] = {}
+        self._per_module: dict[tuple[int, object], tuple[Module, Any]] = {}
         #: by instruction address: `frame_symbols` and `cfi_lookup`
         self._frame_symbols: dict[int, tuple[int, Module, FrameSymbol | None] | None] = {}
         self._cfi: dict[int, CfiLookup | None] = {}
@@ -179,22 +186,22 @@ class WalkEnvironment:
             found = self._origins[module.base] = None if status is None else status.unwind_origin
         return found  # type: ignore[return-value]
 
-    def no_unwind_symbols(self, module: Module) -> StrategyAttempt:
-        """The STACK CFI attempt of a frame in a module `unwind_symbols` gives nothing for: why not.
-
-        The same for every frame of the module, so made once (a record is immutable).
-        """
-        known = self._no_cfi.get(id(module))
-        if known is not None and known[0] is module:
-            return known[1]
+    def unwind_symbols_missing_reason(self, module: Module) -> str:
+        """Why `unwind_symbols` gave nothing (for the trace)."""
         status = self._module_symbols(module)[1]
         if status is not None and status.symbol_file is not None:
-            reason = f"{module.filename}'s symbols are ones rust-minidump rejects; not used for unwinding"
-        else:
-            reason = f"{module.filename} has no symbols"
-        attempt = StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, reason)
-        self._no_cfi[id(module)] = (module, attempt)
-        return attempt
+            return f"{module.filename}'s symbols are ones rust-minidump rejects; not used for unwinding"
+        return f"{module.filename} has no symbols"
+
+    def per_module(self, module: Module, make: Callable[[WalkEnvironment, Module], T]) -> T:
+        """`make(self, module)`, made once per module of the dump: for what a strategy records the same
+        way for every frame of a module (STACK CFI's "no symbols to unwind with"; records are immutable,
+        so its frames share one)."""
+        key = (id(module), make)
+        known = self._per_module.get(key)
+        if known is None or known[0] is not module:
+            known = self._per_module[key] = (module, make(self, module))
+        return known[1]
 
     def return_address_verdict(self, value: int) -> CandidateVerdict:
         """rust-minidump's `instruction_seems_valid_by_symbols` (memoized per address).

@@ -28,6 +28,10 @@ from inspector.core.unwind.trace import CandidateVerdict, CheckRow, ScanDetail, 
 __all__ = ["DEFAULT_SCAN_WORDS", "EXTENDED_SCAN_WORDS", "Prefilter", "ScanResult", "scan_stack", "scan_words"]
 
 
+#: Words read from the stack at a time by a scan
+_CHUNK_WORDS = 16
+
+
 @record
 class ScanResult:
     detail: ScanDetail
@@ -68,23 +72,31 @@ def scan_stack(
     """Scan `words` words from `start`; the first accepted candidate wins.
 
     Every candidate examined is recorded with its verdict. `prefilter` is skipped when the
-    policy says so (Breakpad checks only "in a module" and symbols). The window is read in
-    one go and each word judged through the dump's memo of verdicts (`WalkEnvironment.judge`).
+    policy says so (Breakpad checks only "in a module" and symbols). The window is read a few
+    words at a time (most scans stop within the first ones) and each word judged through the
+    dump's memo of verdicts (`WalkEnvironment.judge`).
     """
     limit = (1 << (8 * width)) - 1
     if not env.rules.scan_prefilter:
         prefilter = None
     # the words the window can give: it ends early at an address past `limit` or at unreadable memory
     in_range = 0 if start > limit else (limit - start) // width + 1
-    values = memory.words(start, min(words, in_range), width)
+    available = min(words, in_range)
     memo = env.scan_verdicts(prefilter)
+    values: tuple[int, ...] = ()
     verdicts: list[CandidateVerdict] = []
     found_address = found_value = None
-    for value in values:
-        verdict = memo.get(value) or env.judge(value, prefilter, memo)
-        verdicts.append(verdict)
-        if verdict.accepted:
-            found_value = value
+    while found_value is None and len(values) < available:
+        wanted = min(_CHUNK_WORDS, available - len(values))
+        chunk = memory.words(start + len(values) * width, wanted, width)
+        for value in chunk:
+            verdict = memo.get(value) or env.judge(value, prefilter, memo)
+            verdicts.append(verdict)
+            if verdict.accepted:
+                found_value = value
+                break
+        values += chunk
+        if len(chunk) < wanted:  # readable memory ends
             break
     count = len(verdicts)
     ended: Text

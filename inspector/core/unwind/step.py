@@ -69,16 +69,19 @@ class StrategyResult:
 
 def unknown_register(strategy: Strategy, context: CpuContext, name: str) -> StrategyResult | None:
     """The "not applicable" result of a strategy that needs `name` when the callee does not know it."""
-    if context.is_valid(name):
-        return None
-    return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, f"{name} is not known"))
+    return None if context.is_valid(name) else register_not_known(strategy, name)
+
+
+def register_not_known(strategy: Strategy, name: str) -> StrategyResult:
+    """The "not applicable" result of a strategy that needs the register `name` the callee does not know."""
+    return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, ("{} is not known", name)))
 
 
 def scan_opening(callee: StackFrame, walk: ThreadWalk) -> StrategyResult | None:
     """Why a stack scan cannot start from this callee (its stack pointer is unknown, or scanning
     is disabled after too many scanned frames); None when it can."""
     if not callee.context.is_valid(walk.cpu.stack_pointer):
-        return unknown_register(Strategy.SCAN, callee.context, walk.cpu.stack_pointer)
+        return register_not_known(Strategy.SCAN, walk.cpu.stack_pointer)
     if not walk.scan_allowed:
         return StrategyResult.failed(
             StrategyAttempt(Strategy.SCAN, Outcome.NOT_APPLICABLE, walk.scan_disabled_reason)
