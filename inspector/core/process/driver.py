@@ -309,19 +309,9 @@ def _forward(
         except StopIteration as stop:
             threads: list[CallStack] = stop.value
             return threads
-        yield from _emit(item, tracker)
-
-
-def _emit(item: _WalkItem, tracker: SymbolTracker) -> list[ProcessEvent]:
-    """The events for one item of the walk: the symbol changes it caused, then the item (a list:
-    this runs for every frame, and a generator per frame cost more than the rest of it)."""
-    events = tracker.changes()  # a new list, ours
-    if isinstance(item, _ThreadDone):
-        tracker.threads_walked += 1
-        events.append(tracker.progress())
-    else:
-        events.append(item)
-    return events
+        # as `_forward_from_thread`: the symbol changes it caused, then the item (inline: once a frame)
+        yield from tracker.changes()
+        yield tracker.thread_walked() if isinstance(item, _ThreadDone) else item
 
 
 _POLL_SECONDS = 0.1
@@ -375,7 +365,8 @@ def _forward_from_thread(
             if kind == "error":
                 assert isinstance(value, BaseException)
                 raise value
-            yield from _emit(value, tracker)  # type: ignore[arg-type]
+            yield from tracker.changes()  # the symbol changes the item caused, then the item
+            yield tracker.thread_walked() if isinstance(value, _ThreadDone) else value  # type: ignore[misc]
     finally:
         if worker.is_alive():  # our consumer stopped early: stop the walk too
             walk_cancel.cancel()

@@ -43,13 +43,13 @@ class SymbolTracker:
         """The module's final summary: what the walk asked for, with its latest download."""
         return self.shown.get(index, NOT_REQUESTED)
 
-    def changes(self) -> list[ProcessEvent]:
+    def changes(self) -> tuple[ProcessEvent, ...]:
         """Events for what changed since the last call (asked after every frame: at once when nothing did)."""
         symbolizer, supplier = self.symbolizer, self.supplier
         if (symbolizer is None or symbolizer.loads_finished == self.seen_loaded) and (
             supplier is None or supplier.download_version == self.seen_downloads
         ):
-            return []
+            return ()
         events: list[ProcessEvent] = []  # SymbolsLoaded and Progress
         changed: set[int] = set()
         if symbolizer is not None:
@@ -85,7 +85,12 @@ class SymbolTracker:
                 events.append(SymbolsLoaded(index, summary))
         if changed and self.supplier is not None:
             events.append(self.progress())
-        return events
+        return tuple(events)
+
+    def thread_walked(self) -> Progress:
+        """A thread's walk is over: the progress event that says so."""
+        self.threads_walked += 1
+        return self.progress()
 
     def progress(self) -> Progress:
         requested = loaded = 0

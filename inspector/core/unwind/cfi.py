@@ -129,7 +129,7 @@ def cfi_attempt(
         return _na(Strategy.CFI, f"{instruction:#x} is not in any loaded module"), None
     symbols = env.unwind_symbols(module)
     if symbols is None:
-        return env.per_module(module, _no_unwind_symbols).attempts[0], None
+        return env.per_module(module, no_unwind_symbols).attempts[0], None
     lookup = env.cfi_lookup(module, instruction)
     if lookup is None:
         where = (_module_label(module), instruction - module.base)
@@ -452,7 +452,7 @@ def _failed(
     return StrategyAttempt(strategy, Outcome.FAILED, reason, detail)
 
 
-def _no_unwind_symbols(env: WalkEnvironment, module: Module) -> StrategyResult:
+def no_unwind_symbols(env: WalkEnvironment, module: Module) -> StrategyResult:
     """STACK CFI's result for a frame in a module without symbols to unwind with (one per module)."""
     return StrategyResult.failed(_na(Strategy.CFI, env.unwind_symbols_missing_reason(module)))
 
@@ -464,7 +464,7 @@ def cfi_strategy(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
         return register_not_known(Strategy.CFI, cpu.stack_pointer)
     module = callee.module
     if module is not None and walk.env.unwind_symbols(module) is None:
-        return walk.env.per_module(module, _no_unwind_symbols)
+        return walk.env.per_module(module, no_unwind_symbols)
     attempt, caller = cfi_attempt(callee, walk, forwarded=cpu.callee_saved)
     if caller is None:
         return StrategyResult.failed(attempt)

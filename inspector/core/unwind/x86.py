@@ -13,7 +13,13 @@ from __future__ import annotations
 from inspector.core.minidump import CpuContext
 from inspector.core.symbols import PostfixResult, StackWinRecord, StackWinType, evaluate_win
 from inspector.core.types import Cpu
-from inspector.core.unwind.cfi import CallerRegisters, cfi_attempt, cfi_strategy, stack_win_attempt
+from inspector.core.unwind.cfi import (
+    CallerRegisters,
+    cfi_attempt,
+    cfi_strategy,
+    no_unwind_symbols,
+    stack_win_attempt,
+)
 from inspector.core.unwind.cpu import CpuDescription
 from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.options import WalkPolicy
@@ -82,11 +88,14 @@ def caller_by_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     """
     ctx = callee.context
     env = walk.env
-    grand_callee = walk.grand_callee
     if not ctx.is_valid("esp"):
         return StrategyResult.failed(
             StrategyAttempt(Strategy.CFI, Outcome.NOT_APPLICABLE, "esp is not known")
         )
+    module = callee.module
+    if module is not None and env.unwind_symbols(module) is None:  # neither STACK WIN nor STACK CFI
+        return env.per_module(module, no_unwind_symbols)
+    grand_callee = walk.grand_callee
     state = CallerRegisters(ctx, X86.callee_saved, POINTER_WIDTH)
     attempts: list[StrategyAttempt] = []
     grand_size = 0
