@@ -19,6 +19,27 @@ The details are what the GUI steps through:
   symbol, accepted or why rejected; plus how the frame pointer was recovered.
 
 Everything is frozen: a walk's trace can be handed to another thread as it is.
+
+**Recorded compactly, built when read.** The walk records every frame's trace, but only
+`--trace`, the explanation tree and the GUI read it, and then only for some frames. So the
+parts made for every word, check and frame are kept in the form the walk has them, and their
+readers' form is made when they ask:
+
+* texts (`Text`): an attempt's reason (`StrategyAttempt.why` → `.reason`), a check's
+  description (`Check.text` → `.description`), why a scan ended (`ScanDetail.ended` →
+  `.stopped`) are kept as a `str.format` template and its arguments; formatting hex numbers
+  cost more than the rest of a check;
+* rows: checks and memory words are kept by their containers as tuples of their fields
+  (`CheckRow`, `WordRow`: `UnwindStep.post_check_rows`, `FramePointerProbe.read_rows`, ...)
+  and the `Check` / `MemoryWord` records are built from them when read (`.post_checks`,
+  `.reads`, ...);
+* a scan's words: their addresses (a `range`), values and verdicts (shared by every word of
+  the dump with that value); `ScanDetail.candidates` builds the `ScanCandidate`s once, on
+  first read, and keeps them (`keep`);
+* an attempt's registers: `StrategyAttempt.registers` is read off the caller's context it keeps.
+
+Readers get the same values as if everything had been built at once; two records compare
+equal when what they recorded is equal.
 """
 
 from __future__ import annotations
