@@ -2,7 +2,8 @@
 
 A CPU module exports `UNWINDER = CpuUnwinder(cpu, strategies, post_checks)`: its
 `CpuDescription`, and per policy (`WalkPolicy`) the strategies it tries in their fixed order
-(the first that produces a caller wins) and the termination guards a caller must pass,
+(the first that produces a caller wins) and the termination guards a caller must pass
+(`PostCheck`: a check, recorded as a `CheckRow`, and the `TerminationReason` when it fails),
 checked in order (the first failure ends the walk). Every strategy has the same signature,
 `strategy(callee, walk) -> StrategyResult | None` (None: it does not apply to this frame at
 all and leaves no trace); the frame below the callee is `walk.grand_callee`. The caller's
@@ -223,7 +224,7 @@ LEAF_TOLERANT_SP = PostCheck(leaf_tolerant_sp, TerminationReason.STACK_POINTER_N
 @record
 class CpuUnwinder:
     """What the walk loop needs from a per-CPU module: its description and, per policy, the
-    strategies to try and the checks a caller must pass."""
+    strategies to try (`first_success`) and the checks a caller must pass (`run_post_checks`)."""
 
     cpu: CpuDescription
     strategies: Mapping[WalkPolicy, tuple[StrategyFunction, ...]]
@@ -232,15 +233,6 @@ class CpuUnwinder:
     @property
     def instruction_adjustment(self) -> int:
         return self.cpu.instruction_adjustment
-
-    def find_caller(self, callee: StackFrame, walk: ThreadWalk) -> CallerSearch:
-        return first_success(self.strategies[walk.env.options.policy], callee, walk)
-
-    def checks(
-        self, callee: StackFrame, caller: CpuContext, trust: FrameTrust, walk: ThreadWalk
-    ) -> tuple[tuple[CheckRow, ...], TerminationReason | None]:
-        """The post-checks in order, up to the first that fails, and why that one ends the walk."""
-        return run_post_checks(self.post_checks[walk.env.options.policy], callee, caller, trust, walk)
 
 
 def run_post_checks(
