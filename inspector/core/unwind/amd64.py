@@ -79,6 +79,12 @@ POINTER_WIDTH = AMD64.word_size
 
 # ---- strategies -----------------------------------------------------------------------------
 
+# Enum members the strategies record for every frame, read once: in Python 3.11 reading a member
+# off its class goes through EnumType's `__getattr__` hook, several times the cost of a global.
+_WINDOWS, _FOUND = Os.WINDOWS, Outcome.FOUND
+_FRAME_POINTER, _BY_FRAME_POINTER = Strategy.FRAME_POINTER, FrameTrust.FRAME_POINTER
+_SCAN, _BY_SCAN = Strategy.SCAN, FrameTrust.SCAN
+
 #: STACK CFI; rust-minidump does no validation of the result at all (Breakpad parity).
 caller_by_cfi = cfi_strategy
 
@@ -138,10 +144,10 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     ctx = callee.context
     if not ctx.is_valid("rbp") or not ctx.is_valid("rsp"):
         return _FRAME_POINTER_UNKNOWN
-    windows = env.os is Os.WINDOWS
+    windows = env.os is _WINDOWS
     if windows and not env.options.windows_frame_pointer_probe:
         return _FRAME_POINTER_NOT_ON_WINDOWS
-    strategy = Strategy.FRAME_POINTER
+    strategy = _FRAME_POINTER
     last_bp, last_sp = ctx.value("rbp"), ctx.value("rsp")
     if last_bp >= U64 - POINTER_WIDTH * 2:
         return StrategyResult.failed(
@@ -318,13 +324,13 @@ def _scan(
     )
     word = (slot - last_sp) // POINTER_WIDTH
     attempt = StrategyAttempt(
-        Strategy.SCAN,
-        Outcome.FOUND,
+        _SCAN,
+        _FOUND,
         ("return address {:#x} found at {:#x}, word {}", caller_ip, slot, word),
         with_frame_pointer(result.detail, reads, checks),
         caller,
     )
-    return StrategyResult((attempt,), caller, FrameTrust.SCAN)
+    return StrategyResult((attempt,), caller, _BY_SCAN)
 
 
 def _recover_rbp(

@@ -15,6 +15,7 @@ from inspector.core.minidump import CpuContext, MemoryRegion, Module, ModuleList
 from inspector.core.symbols import CfiLookup, FrameSymbol, ModuleSymbols, SymbolFile, Symbolizer
 from inspector.core.types import Cpu, Os
 from inspector.core.unwind.cpu import Prefilter
+from inspector.core.unwind.frame import FrameTrust
 from inspector.core.unwind.options import WalkOptions
 from inspector.core.unwind.trace import CandidateVerdict, WordRow
 
@@ -103,6 +104,12 @@ class WalkEnvironment:
         self.width = word_size(cpu)
         #: `WalkOptions.scanned_frame_limit`, asked before every scan
         self.scanned_frame_limit = options.scanned_frame_limit
+        #: the callees after which a scan reads the first, longer window (`scan.scan_words`)
+        self.extended_scans_after = (
+            (FrameTrust.CONTEXT, FrameTrust.CFI)
+            if options.extended_scan_after_cfi and self.rules.later_switches
+            else (FrameTrust.CONTEXT,)
+        )
         #: symbol files rust-minidump refuses are used for unwinding too (see `unwind_symbols`)
         self._rejected_ok = options.unwind_with_rejected_symbols or self.rules.unwind_with_rejected_symbols
         self._verdicts: dict[int, CandidateVerdict] = {}

@@ -50,13 +50,8 @@ def scan_words(env: WalkEnvironment, callee_trust: FrameTrust) -> int:
     `extended_scan_after_cfi`; else 40. Breakpad: 161 for the context frame, else 41
     (its loop is inclusive).
     """
-    options = env.options
     rules = env.rules
-    if callee_trust is FrameTrust.CONTEXT or (
-        callee_trust is FrameTrust.CFI and options.extended_scan_after_cfi and rules.later_switches
-    ):
-        return rules.first_scan_words
-    return rules.scan_words
+    return rules.first_scan_words if callee_trust in env.extended_scans_after else rules.scan_words
 
 
 def scan_stack(

@@ -79,6 +79,12 @@ POINTER_WIDTH = X86.word_size
 
 # ---- rust-minidump strategies ---------------------------------------------------------------
 
+# Enum members the strategies record for every frame, read once: in Python 3.11 reading a member
+# off its class goes through EnumType's `__getattr__` hook, several times the cost of a global.
+_FOUND = Outcome.FOUND
+_FRAME_POINTER, _BY_FRAME_POINTER = Strategy.FRAME_POINTER, FrameTrust.FRAME_POINTER
+_SCAN, _BY_SCAN = Strategy.SCAN, FrameTrust.SCAN
+
 
 def caller_by_cfi(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     """STACK WIN (FRAME_DATA, else FPO), falling back to STACK CFI; trust `cfi` either way.
@@ -132,7 +138,7 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
     rust-minidump deliberately checks nothing more here: extra checks made its scanner
     produce frames Breakpad does not (on its `test.dmp`).
     """
-    strategy = Strategy.FRAME_POINTER
+    strategy = _FRAME_POINTER
     ctx = callee.context
     if not ctx.is_valid("ebp"):
         return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, "ebp is not known"))
@@ -158,8 +164,8 @@ def caller_by_frame_pointer(callee: StackFrame, walk: ThreadWalk) -> StrategyRes
         ctx.cpu, {"eip": caller_ip, "esp": last_bp + 8, "ebp": caller_bp}, layout=ctx.layout
     )
     why = ("frame record at ebp {:#x}: return address {:#x}", last_bp, caller_ip)
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, why, detail, caller)
-    return StrategyResult((attempt,), caller, FrameTrust.FRAME_POINTER)
+    attempt = StrategyAttempt(strategy, _FOUND, why, detail, caller)
+    return StrategyResult((attempt,), caller, _BY_FRAME_POINTER)
 
 
 def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
@@ -174,7 +180,7 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     closed = scan_opening(callee, walk)
     if closed is not None:
         return closed
-    strategy = Strategy.SCAN
+    strategy = _SCAN
     ctx = callee.context
     last_bp = ctx.get("ebp")
     last_sp = ctx.value("esp")
@@ -209,8 +215,8 @@ def caller_by_scan(callee: StackFrame, walk: ThreadWalk) -> StrategyResult:
     caller = CpuContext.from_registers(ctx.cpu, registers, layout=ctx.layout)
     detail = with_frame_pointer(result.detail, reads, checks)
     why = ("return address {:#x} found at {:#x}, word {}", caller_ip, slot, (slot - last_sp) // 4)
-    attempt = StrategyAttempt(strategy, Outcome.FOUND, why, detail, caller)
-    return StrategyResult((attempt,), caller, FrameTrust.SCAN)
+    attempt = StrategyAttempt(strategy, _FOUND, why, detail, caller)
+    return StrategyResult((attempt,), caller, _BY_SCAN)
 
 
 # ---- Breakpad strategies --------------------------------------------------------------------
