@@ -27,11 +27,11 @@ readers' form is made when they ask:
 
 * texts (`Text`): an attempt's reason (`StrategyAttempt.why` → `.reason`), a check's
   description (`Check.text` → `.description`), why a scan ended (`ScanDetail.ended` →
-  `.stopped`) are kept as a `str.format` template and its arguments; formatting hex numbers
-  cost more than the rest of a check;
+  `.stopped`) are kept as a `str.format` template and its arguments (formatting its hex
+  numbers cost more than building the rest of a check);
 * rows: checks and memory words are kept by their containers as tuples of their fields
   (`CheckRow`, `WordRow`: `UnwindStep.post_check_rows`, `FramePointerProbe.read_rows`, ...)
-  and the `Check` / `MemoryWord` records are built from them when read (`.post_checks`,
+  and the `Check` / `MemoryWord` records are built from them at each read (`.post_checks`,
   `.reads`, ...);
 * a scan's words: their addresses (a `range`), values and verdicts (shared by every word of
   the dump with that value); `ScanDetail.candidates` builds the `ScanCandidate`s once, on
