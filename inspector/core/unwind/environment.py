@@ -1,7 +1,8 @@
 """What the per-CPU unwinders work with: the stack memory, the modules, the symbols and the policy.
 
-`WalkEnvironment` is shared by every thread of one dump (its memo of scan verdicts is keyed
-by address and valid process-wide); `StackMemory` is one thread's stack region. Reads
+`WalkEnvironment` is shared by every thread of one dump (its memos, of scan verdicts by word
+value and of lookups by instruction address, are valid for the whole dump); `StackMemory` is
+one thread's stack region. Reads
 outside the region answer None, as in rust-minidump, whose unwinders read only the
 thread's stack.
 """
@@ -81,8 +82,9 @@ class StackMemory:
 class WalkEnvironment:
     """Process-wide inputs of a walk: CPU, OS, modules, symbols, options, and memos of lookups.
 
-    The memos (each module's symbols, scan verdicts by word value) are valid for the whole
-    dump: its modules and symbol files do not change while it is walked.
+    The memos (each module's symbols, a frame instruction's module, symbol and STACK CFI, scan
+    verdicts by word value, `per_module` results) are valid for the whole dump: its modules and
+    symbol files do not change while it is walked. One environment serves one dump.
     """
 
     def __init__(
