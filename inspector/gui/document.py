@@ -216,11 +216,14 @@ class Document:
             return
         modules = self.state.module_list
         for attempt in step.attempts:
-            if isinstance(attempt.detail, ScanDetail):
-                for candidate in attempt.detail.candidates:
-                    if candidate.module is None:  # before the lookup: this runs per frame on the GUI thread
+            detail = attempt.detail
+            if isinstance(detail, ScanDetail):
+                # the scan's words and verdicts as recorded, not `candidates`, which would be built
+                # for every frame here on the GUI thread
+                for value, verdict in zip(detail.values, detail.verdicts, strict=True):
+                    if verdict.module is None:  # before the lookup
                         continue
-                    index = modules.index_at(candidate.value)
+                    index = modules.index_at(value)
                     if index is not None:
                         self._modules_used.add(index)
 
