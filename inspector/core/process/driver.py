@@ -40,7 +40,6 @@ yielded and before any symbol server is contacted.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Generator, Iterator
 
 from inspector.core.cancel import NEVER, CancelToken
@@ -325,6 +324,7 @@ def _forward_from_thread(
 ) -> Generator[ProcessEvent, None, list[CallStack]]:
     """Run the walk on a helper thread; forward its events, and download events while it waits."""
     import queue  # only with symbol servers
+    import threading
 
     items: queue.Queue[tuple[str, object]] = queue.Queue(maxsize=256)
 
