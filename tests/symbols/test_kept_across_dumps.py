@@ -1,9 +1,10 @@
 """What a process keeps from one dump to the next on the symbol side, and that a change is noticed.
 
-Validated small symbol indexes (`cache._KEPT`) and the object listings of symbol folders
-(`objects.sources._SCANS`) live as long as the process; each is used again only while the
-files it came from are unchanged, and only once they had settled (a change made within the
-same clock tick as their last one would not show in their modification time).
+Validated small symbol indexes (`cache._KEPT`) with what was parsed through them (`ParsedText`),
+and the object listings of symbol folders (`objects.sources._SCANS`) live as long as the process;
+each is used again only while the files it came from are unchanged, and only once they had
+settled (a change made within the same clock tick as their last one would not show in their
+modification time).
 """
 
 from __future__ import annotations
@@ -12,15 +13,17 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from inspector.core.symbols import IndexCache, SymbolFile, SymbolSupplier
+from inspector.core.symbols import IndexCache, SymbolFile, SymbolSupplier, symbol_file
 from inspector.core.symbols import cache as cache_module
 from inspector.core.symbols.cache import path_text
 from inspector.core.symbols.index_format import IndexImage
 from inspector.core.symbols.objects import sources
 from inspector.core.symbols.objects.sources import ObjectSources
+from inspector.core.symbols.records import DamageKind
 from tests.synth.sym import SymBuilder
 
 HOUR_AGO_NS = 3600 * 10**9
@@ -139,6 +142,99 @@ def test_a_kept_index_is_not_given_to_a_changed_sym_file(tmp_path: Path, cache: 
         assert sf.index_source == "built+stored"
         symbol = sf.symbolize(0x110)
         assert symbol is not None and symbol.function_name == "other_function"
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The offsets of the FUNC and STACK CFI blocks parsed from the text."""
+    seen: list[int] = []
+    for name in ("parse_function_block", "parse_cfi_block"):
+        parse = getattr(symbol_file, name)
+
+        def counting(raw: bytes, offset: int, parse: Any = parse) -> object:
+            seen.append(offset)
+            return parse(raw, offset)
+
+        monkeypatch.setattr(symbol_file, name, counting)
+    return seen
+
+
+def _kept(sym: Path, cache: IndexCache) -> None:
+    """Let `sym` settle, index it, and let its index settle, so that the next open keeps the index."""
+    _age(sym)
+    SymbolFile.open(sym, cache=cache).close()
+    _age(_entry(cache))
+
+
+def test_files_sharing_a_kept_index_share_what_was_parsed(
+    tmp_path: Path, cache: IndexCache, parses: list[int]
+) -> None:
+    sym = (
+        SymBuilder(debug_id="ABCD0", name="libkept.so")
+        .func(0x100, 0x20, "kept_function", lines=[(0x100, 0x20, 3, 0)])
+        .file(0, "kept.c")
+        .cfi(0x100, 0x20, ".cfa: $rsp 8 + .ra: .cfa -8 + ^", [(0x104, ".cfa: $rsp 16 +")])
+        .write(tmp_path / "libkept.so.sym")
+    )
+    _kept(sym, cache)
+    with SymbolFile.open(sym, cache=IndexCache(cache.directory)) as first:
+        symbol, cfi = first.symbolize(0x110), first.find_cfi(0x110)
+    assert len(parses) == 2
+    with SymbolFile.open(sym, cache=IndexCache(cache.directory)) as second:  # the next dump's
+        assert (second.symbolize(0x110), second.find_cfi(0x110)) == (symbol, cfi)
+        assert second.find_cfi(0x108) is cfi  # the same rows in force: composed once
+    assert len(parses) == 2
+    assert symbol is not None and (symbol.function_name, symbol.source_file) == ("kept_function", "kept.c")
+
+
+def test_each_file_reports_the_damage_of_the_shared_blocks_it_reads(
+    tmp_path: Path, cache: IndexCache
+) -> None:
+    sym = (
+        SymBuilder(debug_id="ABCD0", name="libkept.so")
+        .func(0x100, 0x20, "damaged", lines=[(0x100, 0x10, 3, 0)])
+        .raw("110 zz 4 0")
+        .func(0x200, 0x20, "sound", lines=[(0x200, 0x20, 5, 0)])
+        .file(0, "kept.c")
+        .write(tmp_path / "libkept.so.sym")
+    )
+    _kept(sym, cache)
+    with SymbolFile.open(sym, cache=cache) as first:
+        assert first.find_line(0x104) is not None
+        assert first.damage.counts == {DamageKind.BAD_LINE: 1}
+    with SymbolFile.open(sym, cache=cache) as second:
+        assert not second.damage.damaged  # it has read no block yet
+        assert second.find_line(0x204) is not None
+        assert not second.damage.damaged
+        assert second.find_line(0x104) is not None  # the damaged block, parsed by the first file
+        assert second.damage.counts == {DamageKind.BAD_LINE: 1}
+        assert second.damage.examples[0].line_number == 4
+
+
+def test_a_changed_sym_file_is_parsed_again(tmp_path: Path, cache: IndexCache, parses: list[int]) -> None:
+    sym = _symbols(tmp_path)
+    _kept(sym, cache)
+    with SymbolFile.open(sym, cache=cache) as sf:
+        assert sf.find_line(0x110) is not None
+    parsed = len(parses)
+    text = sym.read_text(encoding="utf-8").replace("100 20 3 0", "100 20 7 0")
+    sym.write_text(text, encoding="utf-8")  # the same size and first line, another time
+    with SymbolFile.open(sym, cache=cache) as sf:
+        line = sf.find_line(0x110)
+        assert line is not None and line.line == 7
+    assert len(parses) == parsed + 1
+
+
+def test_a_sym_file_changed_a_moment_ago_is_not_shared(
+    tmp_path: Path, cache: IndexCache, parses: list[int]
+) -> None:
+    sym = _symbols(tmp_path)  # just written
+    SymbolFile.open(sym, cache=cache).close()
+    _age(_entry(cache))  # the index settles, not the .sym file
+    for _ in range(2):
+        with SymbolFile.open(sym, cache=cache) as sf:
+            assert sf.find_line(0x110) is not None
+    assert len(parses) == 2  # a change within its clock tick would not show: each reads it
 
 
 def test_kept_indexes_are_bounded(tmp_path: Path, cache: IndexCache, monkeypatch: pytest.MonkeyPatch) -> None:

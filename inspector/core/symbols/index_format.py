@@ -210,7 +210,7 @@ class IndexImage:
     directly, so opening costs O(number of sections), not O(records).
     """
 
-    __slots__ = ("_arrays", "_buffer", "_owner", "_shared", "_views", "summary")
+    __slots__ = ("_arrays", "_buffer", "_owner", "_shared", "_views", "derived", "summary")
 
     def __init__(
         self,
@@ -230,6 +230,9 @@ class IndexImage:
         self._buffer = buffer
         self._owner = owner
         self._shared = False
+        #: what a reader derived from the image and keeps with it while the image is kept
+        #: (`SymbolFile`: the `ParsedText` of a shared image); None until then
+        self.derived: Any = None
         self._views: list[memoryview] = []
         self._arrays: dict[Section, memoryview] = {}
         try:
@@ -328,6 +331,11 @@ class IndexImage:
 
     def array(self, kind: Section) -> memoryview:
         return self._arrays[kind]
+
+    @property
+    def shared(self) -> bool:
+        """Kept for the whole process and used by several `SymbolFile`s (see `__init__`)."""
+        return self._shared
 
     def release(self) -> None:
         """Drop every view (so that the underlying mmap can be closed) and close the owner."""
