@@ -387,3 +387,120 @@ def test_a_symbol_folder_made_after_the_supplier_is_searched(tmp_path: Path) -> 
 def test_symbol_paths_are_spelled_as_pathlib_spells_them(text: str) -> None:
     assert path_text(text) == str(Path(text))
     assert path_text(Path(text)) == str(Path(text))
+
+
+# ---- where a module's file is, from one dump to the next -----------------------------------------
+
+
+@pytest.fixture
+def searches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The debug ids whose files a supplier looked for in its symbol paths (not answered from memory)."""
+    seen: list[str] = []
+    locate = SymbolSupplier._locate
+
+    def counting(self: SymbolSupplier, module: Module, cancel: object) -> object:
+        seen.append(module.debug_id)
+        return locate(self, module, cancel)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SymbolSupplier, "_locate", counting)
+    return seen
+
+
+def _located(root: Path, module: Module) -> str | None:
+    """Where a dump's fresh supplier finds the module's file."""
+    return SymbolSupplier([root], local_modules=False).locate(module).path
+
+
+def test_a_module_is_looked_for_once_while_its_symbol_paths_do_not_change(
+    tmp_path: Path, searches: list[str]
+) -> None:
+    store = tmp_path / "store"
+    found = SymBuilder(debug_id="AAAA0", name="libfound.so").public(0x10, "f").write_to_store(store)
+    _age_tree(store)
+    present, absent = (
+        Module("/x/libfound.so", "", "libfound.so", "AAAA0"),
+        Module("/x/libnot.so", "", "libnot.so", "BBBB0"),
+    )
+    for _ in range(3):
+        assert (_located(store, present), _located(store, absent)) == (str(found), None)
+    assert searches == ["AAAA0", "BBBB0"]
+    # another supplier (other options) asks for itself
+    assert SymbolSupplier([store], local_modules=False, code_id_fallback=False).locate(absent).path is None
+    assert searches == ["AAAA0", "BBBB0", "BBBB0"]
+
+
+def test_a_change_in_the_symbol_paths_is_noticed(tmp_path: Path, searches: list[str]) -> None:
+    store = tmp_path / "store"
+    SymBuilder(debug_id="AAAA0", name="libold.so").public(0x10, "f").write_to_store(store)
+    _age_tree(store)
+    module = Module("/x/libnew.so", "", "libnew.so", "CCCC0")
+    assert _located(store, module) is None
+    # its file added where its folder did not exist: the store's own time changes
+    added = SymBuilder(debug_id="CCCC0", name="libnew.so").public(0x10, "f").write_to_store(store)
+    assert _located(store, module) == str(added)
+    # removed again, its folders left: the folder holding it changes
+    _age_tree(store)
+    assert _located(store, module) == str(added)
+    added.unlink()
+    assert _located(store, module) is None
+    # added under a folder that existed, named by another debug id of the same module
+    _age_tree(store)
+    other = Module("/x/libnew.so", "", "libnew.so", "DDDD0")
+    assert _located(store, other) is None
+    later = SymBuilder(debug_id="DDDD0", name="libnew.so").public(0x10, "f").write_to_store(store)
+    assert _located(store, other) == str(later)
+    # a symbol path that does not exist yet, then does
+    missing = tmp_path / "later"
+    _age(tmp_path)
+    assert SymbolSupplier([missing], local_modules=False).locate(other).path is None
+    SymBuilder(debug_id="DDDD0", name="libnew.so").public(0x10, "f").write_to_store(missing)
+    assert SymbolSupplier([missing], local_modules=False).locate(other).path is not None
+
+
+def test_a_rewritten_single_sym_file_is_read_again(tmp_path: Path) -> None:
+    sym = SymBuilder(debug_id="AAAA0", name="libone.so").public(0x10, "f").write(tmp_path / "one.sym")
+    _age(sym, tmp_path)
+    module = Module("/x/libone.so", "", "libone.so", "AAAA0")
+    assert _located(sym, module) == str(sym)
+    SymBuilder(debug_id="BBBB0", name="libone.so").public(0x10, "f").write(sym)  # another build's
+    assert _located(sym, module) is None
+    assert _located(sym, Module("/x/libone.so", "", "libone.so", "BBBB0")) == str(sym)
+
+
+def test_a_symbol_folder_changed_a_moment_ago_is_looked_at_again(tmp_path: Path, searches: list[str]) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    module = Module("/x/libnew.so", "", "libnew.so", "CCCC0")
+    for _ in range(2):
+        assert _located(store, module) is None
+    assert searches == ["CCCC0", "CCCC0"]  # a change within its clock tick would not show
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bare names are looked for on Linux only")
+def test_a_module_file_appearing_on_this_machine_is_noticed(tmp_path: Path, fake_objects: list[str]) -> None:
+    libs = tmp_path / "lib"
+    libs.mkdir()
+    _age(libs, tmp_path)
+
+    def found() -> list[str]:
+        objects = ObjectSources(
+            [],
+            local_modules=True,
+            cache_dir=tmp_path / "cache",
+            library_dirs=(str(libs),),
+            debug_root=str(tmp_path / "debug"),
+        )
+        return [
+            f.path
+            for f in objects.find_local(Module("libnew.so.1", "", "libnew.so.1", "EEEE0"), on_machine=True)[0]
+        ]
+
+    assert found() == []
+    assert found() == []
+    library = _object(libs / "libnew.so.1", "EEEE0")
+    assert found() == [str(library)]
+    _age(library, libs)
+    assert found() == [str(library)]
+    _object(library, "FFFF00")  # replaced by another build (the same folder)
+    _age(library, by_ns=2 * HOUR_AGO_NS)
+    assert found() == []

@@ -193,9 +193,7 @@ class SymbolFile:
         try:
             st = os.fstat(f.fileno())
             reader = TextReader(f.fileno(), st.st_size)
-            identity = SymbolIdentity(
-                os.path.realpath(path), st.st_size, st.st_mtime_ns, reader.line_at(0, limit=MAX_MODULE_LINE)
-            )
+            identity = _identity(path, st, reader)
             image = cache.load(identity) if cache is not None else None
             source = "cache"
             if image is None:
@@ -605,6 +603,33 @@ def _read_info(index: IndexArrays, line: Callable[[int], bytes]) -> SymbolInfo:
         tuple(cfi_sources),
         values.get("NAMES") == "mangled",
     )
+
+
+#: the path a file was opened by -> (the (device, inode, size, mtime) of the file found there, its
+#: identity), for the whole process: every dump of a batch opens the same files, and the real path
+#: costs an `lstat` per component. Kept for files that had settled (`cache.settled`): the same
+#: inode, size and time then mean the same text (the rule the index cache itself follows).
+_IDENTITIES: dict[str, tuple[tuple[int, int, int, int], SymbolIdentity]] = {}
+_IDENTITIES_LOCK = _thread.allocate_lock()
+#: paths kept at most (the oldest goes first)
+MAX_KEPT_IDENTITIES = 4096
+
+
+def _identity(path: str, st: os.stat_result, reader: TextReader) -> SymbolIdentity:
+    """The identity of the file opened at `path` (`st`: its `fstat`; `reader`: its text)."""
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    known = _IDENTITIES.get(path)
+    if known is not None and known[0] == key:
+        return known[1]
+    identity = SymbolIdentity(
+        os.path.realpath(path), st.st_size, st.st_mtime_ns, reader.line_at(0, limit=MAX_MODULE_LINE)
+    )
+    if settled(st.st_mtime_ns):
+        with _IDENTITIES_LOCK:
+            while len(_IDENTITIES) >= MAX_KEPT_IDENTITIES:
+                del _IDENTITIES[next(iter(_IDENTITIES))]
+            _IDENTITIES[path] = (key, identity)
+    return identity
 
 
 def _build(
