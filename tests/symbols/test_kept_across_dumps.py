@@ -504,3 +504,27 @@ def test_a_module_file_appearing_on_this_machine_is_noticed(tmp_path: Path, fake
     _object(library, "FFFF00")  # replaced by another build (the same folder)
     _age(library, by_ns=2 * HOUR_AGO_NS)
     assert found() == []
+
+
+def test_a_sym_file_opened_again_is_known_by_its_path_while_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    resolved: list[str] = []
+    realpath = os.path.realpath
+
+    def counting(path: str) -> str:
+        resolved.append(path)
+        return realpath(path)
+
+    monkeypatch.setattr(os.path, "realpath", counting)
+    sym = _symbols(tmp_path)
+    _age(sym)
+    for _ in range(2):
+        with SymbolFile.open(sym) as sf:
+            assert sf.module is not None and sf.module.debug_id == "ABCD0"
+    assert len(resolved) == 1
+    SymBuilder(debug_id="EEEE0", name="libkept.so").public(0x10, "p").write(sym)  # another build's
+    _age(sym, by_ns=2 * HOUR_AGO_NS)
+    with SymbolFile.open(sym) as sf:
+        assert sf.module is not None and sf.module.debug_id == "EEEE0"
+    assert len(resolved) == 2
