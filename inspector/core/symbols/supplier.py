@@ -60,13 +60,13 @@ from inspector.core.symbols.identity import (
     sym_identity,
 )
 from inspector.core.symbols.records import DamageReport, DownloadStatus
-from inspector.core.symbols.store_index import StoreIndex, read_header
 from inspector.core.symbols.symbol_file import SymbolFile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.module_identity import ModuleIdentity
     from inspector.core.symbols.objects.sources import FoundObject, ObjectSources
+    from inspector.core.symbols.store_index import StoreIndex
 
 #: The last component of a POSIX or Windows path (rust-minidump's `leafname`).
 leafname = leaf
@@ -343,6 +343,9 @@ class SymbolSupplier:
         with self._lock:
             index = self._store_indexes.get(root)
             if index is None:
+                # only for modules without a debug id (a stackwalk of most dumps never imports it)
+                from inspector.core.symbols.store_index import StoreIndex
+
                 directory = None if self.cache is None else self.cache.directory
                 index = self._store_indexes[root] = StoreIndex(root, directory)
             return index
@@ -503,6 +506,8 @@ class SymbolSupplier:
     def _header(self, path: str) -> ObjectIdentity | None:
         with self._lock:
             if path not in self._headers:
+                from inspector.core.symbols.store_index import read_header  # single .sym paths only
+
                 self._headers[path] = read_header(path)
             return self._headers[path]
 
