@@ -14,6 +14,7 @@ from inspector.core.symbols import (
     StackWinType,
     SymbolFile,
     index_build,
+    line_parser,
     symbol_file,
 )
 from inspector.core.symbols.records import MAX_EXAMPLES_PER_KIND
@@ -573,3 +574,58 @@ def test_line_patterns_are_compiled_on_first_use_and_then_used_directly() -> Non
     )
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["[]", "416", "32", "main", "True", "Pattern", "_Pattern", "True"]
+
+
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        (b"", []),
+        (b"INLINE 0 1 2 3 10 4", [(1, b"INLINE 0 1 2 3 10 4")]),  # the block's first line
+        (b"10 4 1 0\nINLINE 0 1 2 3 10 4\r\n14 4 2 0", [(2, b"INLINE 0 1 2 3 10 4\r")]),
+        (b"10 4 1 0\n\nINLINE_ORIGIN 1 f\nINLINE 0", [(3, b"INLINE_ORIGIN 1 f"), (4, b"INLINE 0")]),
+        (b" INLINE 0 1 2 3 10 4\nxINLINE\n", []),  # not at the start of a line
+        (
+            b"INLINE a\nINLINE b\n",
+            [
+                (1, b"INLINE a"),
+                (2, b"INLINE b"),
+            ],
+        ),
+    ],
+)
+def test_the_inline_lines_of_a_block_are_found_with_their_numbers(
+    block: bytes, expected: list[tuple[int, bytes]]
+) -> None:
+    assert list(line_parser.inline_lines(block)) == expected
+
+
+@pytest.mark.parametrize(
+    ("row", "ok"),
+    [
+        ("INLINE 0 12 1 3 10 4", True),
+        ("INLINE 0 12 -1 3 10 4", True),  # Breakpad's "no call-site file"
+        ("INLINE 0 12 1 3 ffffffffffffffff ffffffff", True),
+        ("INLINE 0 12 1 3 1ffffffffffffffff 4", False),  # an address past 16 hex digits
+        ("INLINE 0 12 1 3 10 1ffffffff", False),  # a size past 8
+        ("INLINE 0 +12 1 3 10 4", False),  # a sign
+        ("INLINE 0 12345678901 1 3 10 4", False),  # past 10 digits
+        ("INLINE 0 1\u00b2 1 3 10 4", False),  # a superscript two is a digit to Python, not here
+        ("INLINE 0 12 1 3 0x10 4", False),
+        ("INLINE 0 12 1 3 1g 4", False),
+    ],
+)
+def test_inline_fields_follow_the_grammar(row: str, ok: bool) -> None:
+    parsed = line_parser.parse_inline(row.encode())
+    assert isinstance(parsed, line_parser.InlineLine) is ok, parsed
+
+
+@pytest.mark.parametrize(
+    ("row", "file_id"),
+    [("INLINE_ORIGIN 1 2 f", 2), ("INLINE_ORIGIN 1 -2 f", -2), ("INLINE_ORIGIN 1 12345678901 f", None)],
+)
+def test_old_inline_origins_have_a_decimal_file_id(row: str, file_id: int | None) -> None:
+    parsed = line_parser.parse_inline_origin(row.encode())
+    if file_id is None:
+        assert isinstance(parsed, str)
+    else:
+        assert isinstance(parsed, line_parser.InlineOriginLine) and parsed.file_id == file_id

@@ -107,10 +107,17 @@ _WIN = _pattern(
     rb"STACK WIN" + _S + rb"([0-9A-Fa-f])" + _S + _HEX64 + _S + (_HEX32 + _S) * 7 + rb"([0-9])" + _S + _REST,
     re.S,
 )
-_DECIMAL = _pattern("_DECIMAL", rb"[0-9]{1,10}")
-_SIGNED_DECIMAL = _pattern("_SIGNED_DECIMAL", rb"-?[0-9]{1,10}")
-_HEX64_ONLY = _pattern("_HEX64_ONLY", rb"[0-9A-Fa-f]{1,16}")
-_HEX32_ONLY = _pattern("_HEX32_ONLY", rb"[0-9A-Fa-f]{1,8}")
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+
+
+def _decimal(token: bytes) -> bool:
+    """`[0-9]{1,10}` (`bytes.isdigit` knows only ASCII digits)."""
+    return 0 < len(token) <= 10 and token.isdigit()
+
+
+def _hex(token: bytes, most: int) -> bool:
+    """`[0-9A-Fa-f]{1,most}`: nothing is left once the hex digits are stripped from its ends."""
+    return 0 < len(token) <= most and not token.strip(_HEX_DIGITS)
 
 
 def text(raw: bytes) -> str:
@@ -174,7 +181,7 @@ def parse_inline_origin(line: bytes) -> InlineOriginLine | str:
     if first and all(48 <= c <= 57 or (c == 45 and i == 0) for i, c in enumerate(first)):
         # Breakpad: a numeric second field means the old syntax `<id> <file id> <name>`
         old = _OLD_ORIGIN_REST.fullmatch(rest)
-        if old is None or not _SIGNED_DECIMAL.fullmatch(old[1]):
+        if old is None or not _decimal(old[1][1:] if old[1].startswith(b"-") else old[1]):
             return "old-syntax INLINE_ORIGIN without a name"
         return InlineOriginLine(origin_id, text(old[2]), True, int(old[1]))
     return InlineOriginLine(origin_id, text(rest), False, None)
@@ -223,17 +230,23 @@ def line_records(block: bytes) -> list[tuple[int, int, int, int]] | None:
     return records
 
 
-_INLINE_LINE = _pattern("_INLINE_LINE", rb"^INLINE[^\n]*", re.M)
-
-
 def inline_lines(block: bytes) -> Iterator[tuple[int, bytes]]:
     """(1-based line number in `block`, line) of each of its lines that starts with INLINE: found by
-    one search, not by looking at each of the thousands of line records around them."""
+    searching for them, not by looking at each of the thousands of line records around them."""
     number, last = 1, 0
-    for m in _INLINE_LINE.finditer(block):
-        number += block.count(b"\n", last, m.start())
-        last = m.start()
-        yield number, m[0]
+    start = 0 if block.startswith(b"INLINE") else _next_inline(block, 0)
+    while start >= 0:
+        end = block.find(b"\n", start)
+        number += block.count(b"\n", last, start)
+        last = start
+        yield number, block[start:] if end < 0 else block[start:end]
+        start = -1 if end < 0 else _next_inline(block, end)
+
+
+def _next_inline(block: bytes, after: int) -> int:
+    """Where the next line of `block` that starts with INLINE begins, after `after`; -1: none."""
+    found = block.find(b"\nINLINE", after)
+    return -1 if found < 0 else found + 1
 
 
 def parse_line_record(line: bytes) -> tuple[int, int, int, int] | str:
@@ -268,7 +281,7 @@ def parse_inline(line: bytes) -> InlineLine | str:
         return "INLINE needs a depth, a call line, an origin and at least one range"
     head = 4 if new_syntax else 3
     numbers = fields[:head]
-    if not all(_DECIMAL.fullmatch(t) for i, t in enumerate(numbers) if not (new_syntax and i == 2)):
+    if not all(_decimal(t) for i, t in enumerate(numbers) if not (new_syntax and i == 2)):
         return "INLINE depth, line and origin must be decimal"
     depth, call_line = _u32(numbers[0]), _u32(numbers[1])
     origin_id = _u32(numbers[-1])
@@ -277,7 +290,7 @@ def parse_inline(line: bytes) -> InlineLine | str:
         raw_file = numbers[2]
         if raw_file == b"-1":
             call_file = None
-        elif _DECIMAL.fullmatch(raw_file) and (value := _u32(raw_file)) is not None:
+        elif _decimal(raw_file) and (value := _u32(raw_file)) is not None:
             call_file = value
         else:
             return "INLINE call-site file id must be decimal"
@@ -287,7 +300,7 @@ def parse_inline(line: bytes) -> InlineLine | str:
     rest = fields[head:]
     for i in range(0, len(rest), 2):
         address, size = rest[i], rest[i + 1]
-        if not (_HEX64_ONLY.fullmatch(address) and _HEX32_ONLY.fullmatch(size)):
+        if not (_hex(address, 16) and _hex(size, 8)):
             return "INLINE range must be <hex address> <hex size>"
         ranges.append((int(address, 16), int(size, 16)))
     return InlineLine(depth, call_line, call_file, origin_id, tuple(ranges), not new_syntax)
