@@ -218,7 +218,6 @@ class IndexArrays:
         "f_start",
         "file_id",
         "file_off",
-        "image",
         "info_off",
         "origin_id",
         "origin_off",
@@ -233,8 +232,7 @@ class IndexArrays:
     )
 
     def __init__(self, image: IndexImage) -> None:
-        a = image.array
-        self.image = image
+        a = image.array  # (views of its buffer: the image itself is not kept)
         self.f_start, self.f_end, self.f_off, self.f_block = (
             a(Section.FUNC_START),
             a(Section.FUNC_END),
@@ -292,19 +290,20 @@ class ParsedText:
 
     def __init__(
         self,
-        index: IndexArrays,
+        image: IndexImage,
         module: ModuleRecord | None,
         info: SymbolInfo,
         shown: Callable[[str], str] | None,
         capacity: int,
     ) -> None:
-        self.index = index
+        # (the image is not kept: a shared image keeps its parsed text, `IndexImage.derived`)
+        self.index = IndexArrays(image)
         self.module = module
         self.info = info
         #: how a FUNC / PUBLIC / INLINE_ORIGIN name is shown (None: as written)
         self.shown = shown
-        self.damage: DamageReport = index.image.damage()
-        self.counts: RecordCounts = index.image.counts()
+        self.damage: DamageReport = image.damage()
+        self.counts: RecordCounts = image.counts()
         self.capacity = capacity
         #: by FUNC / STACK CFI INIT index: the parsed blocks, and the FUNC records (names as shown)
         self.functions: dict[int, FunctionBlock] = {}

@@ -41,7 +41,7 @@ import mmap
 import os
 import stat
 from bisect import bisect_right, insort
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import SymbolError
@@ -50,7 +50,7 @@ from inspector.core.record import replace
 from inspector.core.symbols import line_parser
 from inspector.core.symbols.cache import IndexCache, path_text, settled
 from inspector.core.symbols.errors import SymbolFileUnreadable
-from inspector.core.symbols.index_format import IndexImage, SymbolIdentity
+from inspector.core.symbols.index_format import IndexImage, Section, SymbolIdentity
 from inspector.core.symbols.records import (
     MAX_EXAMPLES_PER_KIND,
     CfiLookup,
@@ -73,7 +73,6 @@ from inspector.core.symbols.sym_text import (
     CfiBlock,
     Damaged,
     FunctionBlock,
-    IndexArrays,
     ParsedText,
     StaleIndex,
     TextReader,
@@ -129,6 +128,7 @@ class SymbolFile:
         self._lock = _thread.allocate_lock()
         #: "cache" (a valid cached index was used) or "built" (indexed now; "+stored" when cached)
         self.index_source = index_source
+        self._image = image
         self._text = self._parsed_text(image)
         self._lazy_counts: dict[DamageKind, int] = {}
         self._lazy_examples: list[DamagedLine] = []
@@ -150,15 +150,14 @@ class SymbolFile:
         share = image.shared and settled(self._identity.mtime_ns)
         if share and isinstance(image.derived, ParsedText):
             return image.derived
-        index = IndexArrays(image)
-        info = _read_info(index, self._line)
+        info = _read_info(image.array(Section.INFO_OFFSET), self._line)
         shown = None
         if info.mangled_names:
             # files made from objects keep C++ names mangled and demangle the ones looked up
             from inspector.core.symbols.objects.demangle import display_name
 
             shown = display_name
-        text = ParsedText(index, parse_module_line(self._identity.module_line), info, shown, BLOCK_CACHE_SIZE)
+        text = ParsedText(image, parse_module_line(self._identity.module_line), info, shown, BLOCK_CACHE_SIZE)
         if share:
             image.derived = text
         return text
@@ -208,7 +207,7 @@ class SymbolFile:
             raise
 
     def close(self) -> None:
-        self._text.index.image.release()
+        self._image.release()
         self._file.close()
 
     def __enter__(self) -> SymbolFile:
@@ -312,7 +311,8 @@ class SymbolFile:
             old = self._text
             # a text of its own (an image just built is never shared): other files may still
             # read the old one; it goes when the last of them is done
-            self._text = ParsedText(IndexArrays(image), old.module, old.info, old.shown, BLOCK_CACHE_SIZE)
+            self._image = image
+            self._text = ParsedText(image, old.module, old.info, old.shown, BLOCK_CACHE_SIZE)
             self._line_marks = [(0, 1)]  # the text changed: lines counted before may have moved
         del old
 
@@ -579,12 +579,12 @@ class SymbolFile:
         return text.remember(origins, origin_id, name)
 
 
-def _read_info(index: IndexArrays, line: Callable[[int], bytes]) -> SymbolInfo:
-    """The file's INFO lines (`line` reads the line at an offset)."""
+def _read_info(offsets: Sequence[int], line: Callable[[int], bytes]) -> SymbolInfo:
+    """The file's INFO lines, at `offsets` (`line` reads the line at an offset)."""
     values: dict[str, str] = {}
     code_file = None
     cfi_sources: list[str] = []
-    for offset in index.info_off:
+    for offset in offsets:
         parsed = line_parser.parse_info(line(offset))
         if isinstance(parsed, str):
             continue
