@@ -90,6 +90,10 @@ class PostfixStep:
     assignment: tuple[str, int | None] | None = None  # STACK WIN `=`: (variable, value; None = deleted)
 
 
+#: A `PostfixStep` as its fields: (token, stack, read, assignment)
+StepRow = tuple[str, tuple[StackItem, ...], MemoryRead | None, tuple[str, int | None] | None]
+
+
 @record
 class PostfixResult:
     """The outcome of one expression: a value (CFI), final variables (WIN), the trace, or why it failed."""
@@ -97,7 +101,9 @@ class PostfixResult:
     expression: str
     value: int | None = None
     variables: Mapping[str, int] = field(default_factory=dict)
-    steps: tuple[PostfixStep, ...] = ()
+    #: the trace, a row per token (`steps` builds them into `PostfixStep`s when read: the walk
+    #: evaluates hundreds of rules a dump whose steps only an explanation looks at)
+    rows: tuple[StepRow, ...] = ()
     error: str | None = None
     leftover: int = 0  # STACK WIN: values left on the stack
 
@@ -106,8 +112,13 @@ class PostfixResult:
         return self.error is None
 
     @property
+    def steps(self) -> tuple[PostfixStep, ...]:
+        """The state after each token."""
+        return tuple(PostfixStep(*row) for row in self.rows)
+
+    @property
     def reads(self) -> tuple[MemoryRead, ...]:
-        return tuple(step.read for step in self.steps if step.read is not None)
+        return tuple(row[2] for row in self.rows if row[2] is not None)
 
 
 class _Failure(Exception):
@@ -186,7 +197,7 @@ def evaluate_cfi(
     """
     mask = (1 << (8 * width)) - 1
     size = width if read_size is None else read_size
-    steps: list[PostfixStep] = []
+    steps: list[StepRow] = []
     stack: list[int] = []
     try:
         for token in _tokens(expression):
@@ -202,7 +213,7 @@ def evaluate_cfi(
                 try:
                     value, read = _read(read_word, stack.pop(), size, mask)
                 except _ReadFailure as failure:
-                    steps.append(PostfixStep(token, tuple(stack), failure.read))
+                    steps.append((token, tuple(stack), failure.read, None))
                     raise
                 stack.append(value)
             elif token == ".cfa":
@@ -224,12 +235,12 @@ def evaluate_cfi(
                 raise _Failure(f"unknown token '{token}'")
             if len(stack) > MAX_STACK:
                 raise _Failure(f"stack deeper than {MAX_STACK}")
-            steps.append(PostfixStep(token, tuple(stack), read))
+            steps.append((token, tuple(stack), read, None))
         if len(stack) != 1:
             raise _Failure(f"expression leaves {len(stack)} values instead of one")
     except _Failure as failure:
-        return PostfixResult(expression, steps=tuple(steps), error=str(failure))
-    return PostfixResult(expression, value=stack[0], steps=tuple(steps))
+        return PostfixResult(expression, rows=tuple(steps), error=str(failure))
+    return PostfixResult(expression, value=stack[0], rows=tuple(steps))
 
 
 class _Variable(str):
@@ -258,7 +269,7 @@ def evaluate_win(
     mask = (1 << (8 * width)) - 1
     values = {name: value & mask for name, value in variables.items()}
     stack: list[int | _Variable | None] = []  # None = .undef
-    steps: list[PostfixStep] = []
+    steps: list[StepRow] = []
 
     def as_int(item: int | _Variable | None) -> int:
         if item is None:
@@ -302,7 +313,7 @@ def evaluate_win(
                 try:
                     value, read = _read(read_word, address, width, mask)
                 except _ReadFailure as failure:
-                    steps.append(PostfixStep(token, shown(), failure.read))
+                    steps.append((token, shown(), failure.read, None))
                     raise
                 stack.append(value)
             elif token == _UNDEF:
@@ -315,10 +326,10 @@ def evaluate_win(
                 raise _Failure(f"unknown token '{token}'")
             if len(stack) > MAX_STACK:
                 raise _Failure(f"stack deeper than {MAX_STACK}")
-            steps.append(PostfixStep(token, shown(), read, assignment))
+            steps.append((token, shown(), read, assignment))
     except _Failure as failure:
-        return PostfixResult(program, variables=values, steps=tuple(steps), error=str(failure))
-    return PostfixResult(program, variables=values, steps=tuple(steps), leftover=len(stack))
+        return PostfixResult(program, variables=values, rows=tuple(steps), error=str(failure))
+    return PostfixResult(program, variables=values, rows=tuple(steps), leftover=len(stack))
 
 
 def win_frame_size(record: StackWinRecord, grand_callee_parameter_size: int) -> int:
