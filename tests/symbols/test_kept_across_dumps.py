@@ -19,7 +19,7 @@ import pytest
 
 from inspector.core.symbols import IndexCache, SymbolFile, SymbolSupplier, symbol_file
 from inspector.core.symbols import cache as cache_module
-from inspector.core.symbols.cache import path_text
+from inspector.core.symbols.cache import absence_witness, path_text, present_witness, witnesses_hold
 from inspector.core.symbols.index_format import IndexImage
 from inspector.core.symbols.objects import sources
 from inspector.core.symbols.objects.sources import ObjectSources
@@ -528,3 +528,38 @@ def test_a_sym_file_opened_again_is_known_by_its_path_while_unchanged(
     with SymbolFile.open(sym) as sf:
         assert sf.module is not None and sf.module.debug_id == "EEEE0"
     assert len(resolved) == 2
+
+
+def test_a_missing_file_is_witnessed_by_the_folder_that_would_hold_it(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    (store / "a").mkdir(parents=True)
+    _age(store / "a", store)
+    missing = str(store / "a" / "b" / "c.sym")
+    witness = absence_witness(missing)
+    assert witness is not None and witness[0] == str(store / "a")
+    assert witnesses_hold((witness,))
+    (store / "a" / "b").mkdir()  # the next step on the way appears: the folder changed
+    assert not witnesses_hold((witness,))
+    _age(store / "a")
+    assert absence_witness(str(store / "a" / "x")) is not None
+    assert absence_witness(str(store / "a" / "b")) is None  # it exists
+    (store / "a" / "link").symlink_to(store / "nowhere")  # dangling: it could start to resolve
+    assert absence_witness(str(store / "a" / "link" / "c.sym")) is None
+    (store / "a" / "file").write_bytes(b"")  # a file where a folder would be
+    _age(store / "a", store / "a" / "file")
+    assert absence_witness(str(store / "a" / "file" / "c.sym")) is None
+    assert absence_witness(str(tmp_path / "new")) is None  # its folder changed a moment ago
+
+
+def test_a_file_is_witnessed_by_its_state(tmp_path: Path) -> None:
+    path = tmp_path / "f.sym"
+    path.write_bytes(b"one")
+    assert present_witness(str(path)) is None  # written a moment ago
+    _age(path)
+    witness = present_witness(str(path))
+    assert witness is not None and witnesses_hold((witness,))
+    path.write_bytes(b"two")
+    _age(path)  # rewritten, an hour ago again: the same size, another time
+    assert not witnesses_hold((witness,))
+    path.unlink()
+    assert not witnesses_hold((witness,)) and present_witness(str(path)) is None

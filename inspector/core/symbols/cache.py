@@ -21,6 +21,11 @@ entry's last write cannot go unseen. A kept image is shared read-only by every `
 that opens it (closing one leaves it to the others) and is held in memory in full, where a
 mapped one holds only the pages lookups touched: `KEEP_TOTAL_BYTES` bounds the cache, and an
 image dropped from it lives on only while a file still uses it.
+
+The other caches the symbol side keeps for the process (where a module's file is, its files on
+this machine, a `.sym` file's identity by path) use the helpers here: `settled`, and witnesses of
+the files and folders an answer depended on (`present_witness`, `absence_witness` — a missing
+file is witnessed by the folder that would hold it — and `witnesses_hold`).
 """
 
 from __future__ import annotations
@@ -68,7 +73,7 @@ def settled(mtime_ns: int) -> bool:
 Witness = tuple[str, tuple[int, int, int, int]]
 
 
-def _stat_key(st: os.stat_result) -> tuple[int, int, int, int]:
+def _file_key(st: os.stat_result) -> tuple[int, int, int, int]:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
@@ -79,7 +84,7 @@ def present_witness(path: str) -> Witness | None:
         st = os.stat(path)
     except (OSError, ValueError):
         return None
-    return (path, _stat_key(st)) if settled(st.st_mtime_ns) else None
+    return (path, _file_key(st)) if settled(st.st_mtime_ns) else None
 
 
 def absence_witness(path: str) -> Witness | None:
@@ -104,7 +109,7 @@ def absence_witness(path: str) -> Witness | None:
             pass
         except (OSError, ValueError):
             return None
-        return (folder, _stat_key(st)) if settled(st.st_mtime_ns) else None
+        return (folder, _file_key(st)) if settled(st.st_mtime_ns) else None
     return None
 
 
@@ -112,7 +117,7 @@ def witnesses_hold(witnesses: tuple[Witness, ...]) -> bool:
     """Every witnessed file and folder is as it was."""
     try:
         for path, key in witnesses:
-            if _stat_key(os.stat(path)) != key:
+            if _file_key(os.stat(path)) != key:
                 return False
     except (OSError, ValueError):
         return False
@@ -167,10 +172,6 @@ def _entry_name(path: str) -> str:
     raw = path.encode("utf-8", "surrogateescape")
     leaf = "".join(c if c.isalnum() or c in "._-" else "_" for c in os.path.basename(path))[:64]
     return f"{leaf}-{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{SUFFIX}"
-
-
-def _file_key(st: os.stat_result) -> tuple[int, int, int, int]:
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 _KEPT = _KeptImages()

@@ -279,7 +279,8 @@ class ObjectSources:
             with _ON_MACHINE_LOCK:
                 while len(_ON_MACHINE) >= MAX_KEPT_ANSWERS:
                     del _ON_MACHINE[next(iter(_ON_MACHINE))]
-                _ON_MACHINE[key] = (tuple(found), tuple(looked), tuple(w for w in witnesses.values() if w))
+                kept = tuple(dict(w for w in witnesses.values() if w).items())
+                _ON_MACHINE[key] = (tuple(found), tuple(looked), kept)
         return found, looked
 
     def _local_candidates(self, module: ModuleIdentity) -> list[tuple[str, os.stat_result | None]]:
