@@ -270,7 +270,9 @@ class ParsedText:
     file through the same kept index image (`IndexCache`) takes it over instead of parsing again:
     the next dump of a batch or of the window. What a file *found* while parsing (damaged
     sub-lines) is each `SymbolFile`'s own (`SymbolFile.damage`): the blocks carry theirs for
-    that. The caches tolerate concurrent fills (two threads may parse the same block).
+    that. The caches tolerate concurrent fills (two threads may parse the same block). As for the
+    index itself, a file rewritten with its size, modification time and first line kept is taken
+    for the same file; one whose text is then found not to match the index no longer shares it.
     """
 
     __slots__ = (

@@ -309,6 +309,8 @@ class SymbolFile:
         with self._lock:
             image, _ = _build(self._file.fileno(), self._identity, self._cache, NEVER)
             old = self._text
+            if self._image.derived is old:
+                self._image.derived = None  # the next file opened through the stale index parses anew
             # a text of its own (an image just built is never shared): other files may still
             # read the old one; it goes when the last of them is done
             self._image = image
