@@ -27,7 +27,7 @@ SAMPLE = REPO / "resources" / "examples" / "sample.dmp"
 SYMBOLS = REPO / "resources" / "examples" / "symbols"
 
 #: Our own modules (`inspector.*`) a warm `stackwalk --json` of the sample loads.
-OUR_MODULES = 73
+OUR_MODULES = 72
 #: Other top-level modules and packages it loads beyond a bare interpreter (stdlib and installed).
 OTHER_TOP_LEVEL = 23
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inspector.core.symbols import (
     DamageKind,
@@ -14,6 +18,7 @@ from inspector.core.symbols import (
     StackWinType,
     SymbolFile,
     index_build,
+    line_parser,
     symbol_file,
 )
 from inspector.core.symbols.records import MAX_EXAMPLES_PER_KIND
@@ -557,19 +562,142 @@ def test_records_straddling_many_small_chunks(tmp_path: Path, monkeypatch: pytes
             assert chunked.damage == normal.damage and normal.damage.counts == {DamageKind.UNKNOWN_RECORD: 1}
 
 
-def test_line_patterns_are_compiled_on_first_use_and_then_used_directly() -> None:
-    """A process that reads no symbol file compiles none of the line grammar; the first parse of a
-    kind compiles its pattern once and puts the compiled one in the module (no wrapper left)."""
+def test_line_patterns_are_compiled_only_for_lines_spelled_otherwise() -> None:
+    """A process that reads no symbol file compiles none of the line grammar, nor one that reads
+    lines spelled plainly (split at their spaces); the first other line of a kind compiles that
+    kind's pattern, once."""
     import subprocess
     import sys
 
     child = (
         "import re\n"
         "from inspector.core.symbols import line_parser as lp\n"
-        "before = [n for n, v in vars(lp).items() if isinstance(v, re.Pattern)]\n"
+        "def compiled():\n"
+        "    return sorted(n for n, v in vars(lp).items() if isinstance(v, lp._Line) and v.regex.compiled)\n"
+        "before = compiled()\n"
         "f = lp.parse_func(b'FUNC m 1a0 20 8 main')\n"
-        "print(before, f.address, f.size, f.name, f.multiple, type(lp._FUNC).__name__,\n"
-        "      type(lp._PUBLIC).__name__, lp.parse_func(b'FUNC zz') == lp.parse_func(b'FUNC zz'))\n"
+        "plain = compiled()\n"
+        "g = lp.parse_func(b'FUNC\\tm 1a0  20 8 \\tmain\\r')\n"
+        "print(before, plain, f.address, f.size, f.name, f.multiple, f == g, compiled(),\n"
+        "      lp.parse_func(b'FUNC zz') == lp.parse_func(b'FUNC zz'))\n"
     )
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["[]", "416", "32", "main", "True", "Pattern", "_Pattern", "True"]
+    assert done.stdout.split() == ["[]", "[]", "416", "32", "main", "True", "True", "['_FUNC']", "True"]
+
+
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        (b"", []),
+        (b"INLINE 0 1 2 3 10 4", [(1, b"INLINE 0 1 2 3 10 4")]),  # the block's first line
+        (b"10 4 1 0\nINLINE 0 1 2 3 10 4\r\n14 4 2 0", [(2, b"INLINE 0 1 2 3 10 4\r")]),
+        (b"10 4 1 0\n\nINLINE_ORIGIN 1 f\nINLINE 0", [(3, b"INLINE_ORIGIN 1 f"), (4, b"INLINE 0")]),
+        (b" INLINE 0 1 2 3 10 4\nxINLINE\n", []),  # not at the start of a line
+        (
+            b"INLINE a\nINLINE b\n",
+            [
+                (1, b"INLINE a"),
+                (2, b"INLINE b"),
+            ],
+        ),
+    ],
+)
+def test_the_inline_lines_of_a_block_are_found_with_their_numbers(
+    block: bytes, expected: list[tuple[int, bytes]]
+) -> None:
+    assert list(line_parser.inline_lines(block)) == expected
+
+
+@pytest.mark.parametrize(
+    ("row", "ok"),
+    [
+        ("INLINE 0 12 1 3 10 4", True),
+        ("INLINE 0 12 -1 3 10 4", True),  # Breakpad's "no call-site file"
+        ("INLINE 0 12 1 3 ffffffffffffffff ffffffff", True),
+        ("INLINE 0 12 1 3 1ffffffffffffffff 4", False),  # an address past 16 hex digits
+        ("INLINE 0 12 1 3 10 1ffffffff", False),  # a size past 8
+        ("INLINE 0 +12 1 3 10 4", False),  # a sign
+        ("INLINE 0 12345678901 1 3 10 4", False),  # past 10 digits
+        ("INLINE 0 1\u00b2 1 3 10 4", False),  # a superscript two is a digit to Python, not here
+        ("INLINE 0 12 1 3 0x10 4", False),
+        ("INLINE 0 12 1 3 1g 4", False),
+    ],
+)
+def test_inline_fields_follow_the_grammar(row: str, ok: bool) -> None:
+    parsed = line_parser.parse_inline(row.encode())
+    assert isinstance(parsed, line_parser.InlineLine) is ok, parsed
+
+
+@pytest.mark.parametrize(
+    ("row", "file_id"),
+    [("INLINE_ORIGIN 1 2 f", 2), ("INLINE_ORIGIN 1 -2 f", -2), ("INLINE_ORIGIN 1 12345678901 f", None)],
+)
+def test_old_inline_origins_have_a_decimal_file_id(row: str, file_id: int | None) -> None:
+    parsed = line_parser.parse_inline_origin(row.encode())
+    if file_id is None:
+        assert isinstance(parsed, str)
+    else:
+        assert isinstance(parsed, line_parser.InlineOriginLine) and parsed.file_id == file_id
+
+
+#: Each kind of line: its keyword and how many words follow it (and whether an `m` may come first)
+_KINDS = {
+    "_MODULE": (b"MODULE", 3, False),
+    "_INFO": (b"INFO", 0, False),
+    "_FILE": (b"FILE", 1, False),
+    "_INLINE_ORIGIN": (b"INLINE_ORIGIN", 1, False),
+    "_FUNC": (b"FUNC", 3, True),
+    "_PUBLIC": (b"PUBLIC", 2, True),
+    "_LINE": (b"", 4, False),
+    "_CFI_INIT": (b"STACK CFI INIT", 2, False),
+    "_CFI": (b"STACK CFI", 1, False),
+    "_WIN": (b"STACK WIN", 10, False),
+}
+_WORDS = [b"0", b"4", b"1a0", b"ABCdef0123456789", b"123456789abcdef01", b"4294967296", b"12345678901"]
+_ODD_WORDS = [b"-1", b"m", b"x86_64", b"1g", b"+1", b"0x10", b"\xff", b"", b"4\r", b"\x0b"]
+_SPACES = [b" "] * 20 + [b"  ", b"\t", b" \t"]
+_RESTS = [b"main", b"", b"a  b\t", b".cfa: $rsp 8 +", b" lead", b"\tlead", b"x\r\r", b"\r", b"\xff name"]
+
+
+@st.composite
+def _lines(draw: st.DrawFn) -> tuple[str, bytes]:
+    """A kind, and a line shaped like it: plain, or with other spacing, odd words, missing parts."""
+    kind = draw(st.sampled_from(sorted(_KINDS)))
+    keyword, count, flag = _KINDS[kind]
+    space = st.sampled_from(_SPACES)
+    word = st.sampled_from([b"0", b"4", b"1a0"] * 16 + _WORDS + _ODD_WORDS)
+    parts = [keyword] if keyword else []
+    if flag and draw(st.booleans()):
+        parts.append(b"m")
+    parts += [draw(word) for _ in range(count + draw(st.sampled_from([0] * 8 + [-1, 1])))]
+    line = b"".join(part + draw(space) for part in parts)
+    if kind == "_LINE" or draw(st.integers(0, 5)) == 0:
+        line = line[: -draw(st.integers(0, 2))] if draw(st.booleans()) else line.rstrip(b" \t")
+    else:
+        line += draw(st.sampled_from(_RESTS))
+    return kind, line + draw(st.sampled_from([b"", b"", b"\r", b"\r\r"]))
+
+
+@settings(max_examples=4000, deadline=None, database=None)
+@given(_lines())
+def test_lines_split_at_their_spaces_read_as_the_grammar_reads_them(case: tuple[str, bytes]) -> None:
+    kind, line = case
+    grammar: Any = getattr(line_parser, kind)
+    matched = re.compile(grammar.regex.pattern, re.S).fullmatch(line)
+    assert grammar.groups(line) == (None if matched is None else matched.groups())
+
+
+@settings(max_examples=1000, deadline=None, database=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"10 4 1 0", b"14 4 2 0", b"18 4 4294967296 0", b"1g 4 1 0", b"1c 4 3\t0", b"20  4 1 0"]
+        )
+        | st.sampled_from([b"", b"INLINE 0 1 2 3 10 4", b"\r", b"x", b"20 4 5 1\r"]),
+        max_size=8,
+    ).map(b"\n".join)
+)
+def test_small_and_large_blocks_give_the_same_line_records(block: bytes) -> None:
+    assert line_parser.line_records(block) == line_parser.line_records(
+        block + b"\n" * line_parser.SMALL_BLOCK
+    )

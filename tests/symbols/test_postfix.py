@@ -262,3 +262,34 @@ def test_compose_cfi_rules_later_rows_override() -> None:
     assert rules == {".cfa": "$rsp 16 +", ".ra": ".cfa -8 + ^", "rbx": ".cfa -24 + ^"}
     none, why = compose_cfi_rules([".cfa: $rsp 8 +", "junk"])
     assert none is None and why is not None and "STACK CFI row 1" in why
+
+
+@pytest.mark.parametrize(
+    ("text", "rules"),
+    [
+        (" .cfa: $rsp 8 + ", [(".cfa", "$rsp 8 +")]),
+        (".cfa:\t$rsp\t8 +\r", [(".cfa", "$rsp\t8 +")]),  # tabs and the like: the general path
+        (".cfa: $rsp 8 +\x0b.ra: 1", [(".cfa", "$rsp 8"), ("+\x0b.ra", "1")]),  # \x0b is no separator
+        (".cfa: $rsp 8 + .ra:\u00a0 1", [(".cfa", "$rsp 8 + .ra:\u00a0 1")]),  # nor is a no-break space
+        ("$$rsp: 1 a:b: 2 c:d 3", [("$rsp", "1"), ("a:b", "2 c:d 3")]),
+        (".cfa: " + "1 " * 3000 + "+", [(".cfa", "1 " * 2999 + "1 +")]),  # long: the general path
+    ],
+)
+def test_cfi_rules_split_on_rusts_ascii_whitespace_only(text: str, rules: list[tuple[str, str]]) -> None:
+    assert parse_cfi_rules(text) == rules
+
+
+@pytest.mark.parametrize(
+    ("expression", "value", "error"),
+    [
+        ("$rsp 8 +", 0x1008, None),
+        ("  $rsp\t8\n+ ", 0x1008, None),
+        ("$rsp\x0b 8 +", None, "register rsp\x0b has no value"),
+        ("$rsp +8 +", 0x1008, None),
+        ("$rsp 8\u00b2 +", None, "unknown token '8\u00b2'"),  # a superscript two is no digit here
+        ("$rsp 1_0 +", None, "unknown token '1_0'"),
+    ],
+)
+def test_cfi_tokens_and_literals_are_rusts(expression: str, value: int | None, error: str | None) -> None:
+    result = evaluate_cfi(expression, registers={"rsp": 0x1000}, read_word=read)
+    assert (result.value, result.error) == (value, error)

@@ -21,12 +21,18 @@ entry's last write cannot go unseen. A kept image is shared read-only by every `
 that opens it (closing one leaves it to the others) and is held in memory in full, where a
 mapped one holds only the pages lookups touched: `KEEP_TOTAL_BYTES` bounds the cache, and an
 image dropped from it lives on only while a file still uses it.
+
+The other caches the symbol side keeps for the process (where a module's file is, its files on
+this machine, a `.sym` file's identity by path) use the helpers here: `settled`, and witnesses of
+the files and folders an answer depended on (`present_witness`, `absence_witness` — a missing
+file is witnessed by the folder that would hold it — and `witnesses_hold`).
 """
 
 from __future__ import annotations
 
 import _thread
 import collections
+import functools
 import mmap
 import os
 import sys
@@ -60,6 +66,62 @@ SETTLED_NS = 2_000_000_000
 def settled(mtime_ns: int) -> bool:
     """The file was last changed long enough ago that any further change will show in its mtime."""
     return time.time_ns() - mtime_ns > SETTLED_NS
+
+
+#: A path and its (device, inode, size, mtime): while `os.stat` says the same, an answer that
+#: depended on what the path was (a file's text, a folder's entries) still holds
+Witness = tuple[str, tuple[int, int, int, int]]
+
+
+def _file_key(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def present_witness(path: str) -> Witness | None:
+    """The witness of a file or folder as it is now; None when it is missing, or changed so recently
+    that a further change might not show in its modification time (`settled`)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (path, _file_key(st)) if settled(st.st_mtime_ns) else None
+
+
+def absence_witness(path: str) -> Witness | None:
+    """The witness that `path` does not exist: the deepest folder on the way to it that exists and has
+    no entry for the next step (creating one changes the folder's modification time). None when
+    `path` exists, when an entry is in the way (a dangling symbolic link, a file where a folder
+    would be) or the folder cannot be read, or when the folder has not `settled`."""
+    head, tail = os.path.split(path)
+    while tail:
+        folder = head or os.curdir
+        try:
+            st = os.stat(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            head, tail = os.path.split(head)
+            continue
+        except (OSError, ValueError):
+            return None
+        try:
+            os.lstat(os.path.join(folder, tail))
+            return None  # something is there
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError):
+            return None
+        return (folder, _file_key(st)) if settled(st.st_mtime_ns) else None
+    return None
+
+
+def witnesses_hold(witnesses: tuple[Witness, ...]) -> bool:
+    """Every witnessed file and folder is as it was."""
+    try:
+        for path, key in witnesses:
+            if _file_key(os.stat(path)) != key:
+                return False
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 class _KeptImages:
@@ -104,8 +166,12 @@ class _KeptImages:
             self.bytes += st.st_size
 
 
-def _file_key(st: os.stat_result) -> tuple[int, int, int, int]:
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+@functools.lru_cache(maxsize=4096)  # every dump of a batch opens the same files
+def _entry_name(path: str) -> str:
+    """The name of the index entry of the `.sym` file at `path` (a real path)."""
+    raw = path.encode("utf-8", "surrogateescape")
+    leaf = "".join(c if c.isalnum() or c in "._-" else "_" for c in os.path.basename(path))[:64]
+    return f"{leaf}-{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{SUFFIX}"
 
 
 _KEPT = _KeptImages()
@@ -217,9 +283,7 @@ class IndexCache:
     def path_for(self, identity: SymbolIdentity) -> str | None:
         if self.directory is None:
             return None
-        raw = identity.encoded_path()
-        leaf = "".join(c if c.isalnum() or c in "._-" else "_" for c in os.path.basename(identity.path))[:64]
-        return os.path.join(self.directory, f"{leaf}-{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{SUFFIX}")
+        return os.path.join(self.directory, _entry_name(identity.path))
 
     def load(self, identity: SymbolIdentity) -> IndexImage | None:
         """A validated index for the `.sym` file, or None (absent, stale or damaged: rebuild it)."""

@@ -533,7 +533,7 @@ class _Builder:
             "old_inline_syntax": self.old_inline_syntax,
             "repairs": self.repairs,
         }
-        sections: list[tuple[Section, int, Any]] = [
+        sections: list[tuple[int, int, Any]] = [
             (Section.FUNC_START, 8, raw(f_start)),
             (Section.FUNC_END, 8, raw(f_end)),
             (Section.FUNC_OFFSET, 8, raw(f_off)),

@@ -41,7 +41,6 @@ Version history:
 
 from __future__ import annotations
 
-import enum
 import json
 import struct
 import zlib
@@ -73,7 +72,13 @@ assert HEADER.size == 64, HEADER.size
 assert SECTION.size == 24, SECTION.size
 
 
-class Section(enum.IntEnum):
+class Section:
+    """The kinds of section, by their numbers in the format.
+
+    Plain `int` constants rather than an `IntEnum`: defining a 22-member enum cost every process
+    that reads a symbol index about 2 M instructions (`SECTION_NAMES` names them in messages).
+    """
+
     FUNC_START = 1
     FUNC_END = 2
     FUNC_OFFSET = 3
@@ -97,6 +102,11 @@ class Section(enum.IntEnum):
     INFO_OFFSET = 21
     SUMMARY = 22
 
+
+#: Every kind of section, by number
+SECTION_NAMES: dict[int, str] = {
+    number: name for name, number in vars(Section).items() if name.isupper() and isinstance(number, int)
+}
 
 #: Sections whose arrays must be non-decreasing.
 SORTED_SECTIONS = (
@@ -146,7 +156,7 @@ class SymbolIdentity:
         return self.path.encode("utf-8", "surrogateescape")
 
 
-def pack_image(identity: SymbolIdentity, sections: Sequence[tuple[Section, int, Any]]) -> bytearray:
+def pack_image(identity: SymbolIdentity, sections: Sequence[tuple[int, int, Any]]) -> bytearray:
     """Assemble an index image from (kind, item size, raw data) sections.
 
     Raw data is anything with the buffer protocol (bytes, a contiguous numpy array).
@@ -160,7 +170,7 @@ def pack_image(identity: SymbolIdentity, sections: Sequence[tuple[Section, int, 
     for kind, item_size, raw in sections:
         nbytes = memoryview(raw).nbytes
         placed.append((offset, raw))
-        table += SECTION.pack(int(kind), item_size, offset, nbytes // item_size)
+        table += SECTION.pack(kind, item_size, offset, nbytes // item_size)
         offset = _align8(offset + nbytes)
     image = bytearray(offset)
     image[HEADER.size : HEADER.size + len(path)] = path
@@ -210,7 +220,7 @@ class IndexImage:
     directly, so opening costs O(number of sections), not O(records).
     """
 
-    __slots__ = ("_arrays", "_buffer", "_owner", "_shared", "_views", "summary")
+    __slots__ = ("_arrays", "_buffer", "_owner", "_shared", "_views", "derived", "summary")
 
     def __init__(
         self,
@@ -230,8 +240,11 @@ class IndexImage:
         self._buffer = buffer
         self._owner = owner
         self._shared = False
+        #: what a reader derived from the image and keeps with it while the image is kept
+        #: (`SymbolFile`: the `ParsedText` of a shared image); None until then
+        self.derived: Any = None
         self._views: list[memoryview] = []
-        self._arrays: dict[Section, memoryview] = {}
+        self._arrays: dict[int, memoryview] = {}
         try:
             self._validate(identity, verify_checksum)
         except BaseException:
@@ -288,32 +301,31 @@ class IndexImage:
         table_end = header_size + n_sections * SECTION.size
         if n_sections > 64 or table_end > len(view):
             raise MalformedIndex(f"section table of {n_sections} entries does not fit")
-        arrays: dict[Section, memoryview] = {}
+        arrays: dict[int, memoryview] = {}
         for i in range(n_sections):
-            kind_raw, item_size, offset, count = SECTION.unpack_from(view, header_size + i * SECTION.size)
-            try:
-                kind = Section(kind_raw)
-            except ValueError:
+            kind, item_size, offset, count = SECTION.unpack_from(view, header_size + i * SECTION.size)
+            name = SECTION_NAMES.get(kind)
+            if name is None:
                 continue  # an unknown section from a compatible writer: ignore
-            expected_item = 1 if kind is Section.SUMMARY else 8
+            expected_item = 1 if kind == Section.SUMMARY else 8
             if item_size != expected_item or offset % 8 or offset < table_end:
-                raise MalformedIndex(f"section {kind.name} has item size {item_size} at offset {offset}")
+                raise MalformedIndex(f"section {name} has item size {item_size} at offset {offset}")
             end = offset + count * item_size
             if end > len(view):
-                raise MalformedIndex(f"section {kind.name} runs past the end of the index")
+                raise MalformedIndex(f"section {name} runs past the end of the index")
             part = view[offset:end]
             self._views.append(part)
             if item_size == 8:
                 part = part.cast("Q")
                 self._views.append(part)
             arrays[kind] = part
-        missing = [k.name for k in Section if k not in arrays]
+        missing = [name for kind, name in SECTION_NAMES.items() if kind not in arrays]
         if missing:
             raise MalformedIndex(f"index lacks sections {', '.join(missing)}")
         for group in PARALLEL:
             counts = {len(arrays[k]) for k in group}
             if len(counts) != 1:
-                raise MalformedIndex(f"parallel arrays {group[0].name}… differ in length")
+                raise MalformedIndex(f"parallel arrays {SECTION_NAMES[group[0]]}… differ in length")
         for kind in SORTED_SECTIONS:
             _spot_check_sorted(kind, arrays[kind])
         for kind in OFFSET_SECTIONS:
@@ -326,8 +338,13 @@ class IndexImage:
             raise MalformedIndex("index summary is not an object")
         self._arrays = arrays
 
-    def array(self, kind: Section) -> memoryview:
+    def array(self, kind: int) -> memoryview:
         return self._arrays[kind]
+
+    @property
+    def shared(self) -> bool:
+        """Kept for the whole process and used by several `SymbolFile`s (see `__init__`)."""
+        return self._shared
 
     def release(self) -> None:
         """Drop every view (so that the underlying mmap can be closed) and close the owner."""
@@ -390,7 +407,7 @@ def _sample(n: int) -> range:
     return range(0, n, step)
 
 
-def _spot_check_sorted(kind: Section, arr: memoryview) -> None:
+def _spot_check_sorted(kind: int, arr: memoryview) -> None:
     """Sortedness is guaranteed by the writer and protected by the checksum; this is a cheap guard.
 
     A full O(n) scan in pure Python would cost tens of milliseconds on a large
@@ -399,13 +416,13 @@ def _spot_check_sorted(kind: Section, arr: memoryview) -> None:
     n = len(arr)
     for i in _sample(n - 1):
         if arr[i] > arr[i + 1]:
-            raise MalformedIndex(f"section {kind.name} is not sorted at {i}")
+            raise MalformedIndex(f"section {SECTION_NAMES[kind]} is not sorted at {i}")
     if n > 1 and arr[0] > arr[n - 1]:
-        raise MalformedIndex(f"section {kind.name} is not sorted")
+        raise MalformedIndex(f"section {SECTION_NAMES[kind]} is not sorted")
 
 
-def _spot_check_bounded(kind: Section, arr: memoryview, limit: int) -> None:
+def _spot_check_bounded(kind: int, arr: memoryview, limit: int) -> None:
     n = len(arr)
     for i in (*_sample(n), n - 1) if n else ():
         if arr[i] > limit:
-            raise MalformedIndex(f"section {kind.name} points past the end of the .sym file")
+            raise MalformedIndex(f"section {SECTION_NAMES[kind]} points past the end of the .sym file")

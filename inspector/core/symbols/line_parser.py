@@ -22,7 +22,7 @@ odd number of fields after the keyword has no call-site file id.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from inspector.core.record import record
 from inspector.core.symbols.records import (
@@ -51,8 +51,8 @@ class _Pattern:
 
     __slots__ = ("compiled", "flags", "name", "pattern")
 
-    def __init__(self, name: str, pattern: bytes, flags: int = 0) -> None:
-        self.name = name
+    def __init__(self, name: str | None, pattern: bytes, flags: int = 0) -> None:
+        self.name = name  # the module global it replaces (None: one a `_Line` holds)
         self.pattern = pattern
         self.flags = flags
         self.compiled: re.Pattern[bytes] | None = None
@@ -60,7 +60,8 @@ class _Pattern:
     def _compiled(self) -> re.Pattern[bytes]:
         if self.compiled is None:
             self.compiled = re.compile(self.pattern, self.flags)
-            globals()[self.name] = self.compiled
+            if self.name is not None:
+                globals()[self.name] = self.compiled
         return self.compiled
 
     def fullmatch(self, line: bytes) -> re.Match[bytes] | None:
@@ -78,39 +79,110 @@ def _pattern(name: str, pattern: bytes, flags: int = 0) -> re.Pattern[bytes]:
     return _Pattern(name, pattern, flags)  # type: ignore[return-value]  # the same calls
 
 
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+
+
+def _decimal(token: bytes) -> bool:
+    """`[0-9]{1,10}` (`bytes.isdigit` knows only ASCII digits)."""
+    return 0 < len(token) <= 10 and token.isdigit()
+
+
+def _hex(token: bytes, most: int) -> bool:
+    """`[0-9A-Fa-f]{1,most}`: nothing is left once the hex digits are stripped from its ends."""
+    return 0 < len(token) <= most and not token.strip(_HEX_DIGITS)
+
+
+#: The words of a line's grammar: each as a regular expression, and as the check of a word that
+#: splitting at single spaces gave (`_Line`)
 _S = rb"[ \t]+"
-_HEX64 = rb"([0-9A-Fa-f]{1,16})"
-_HEX32 = rb"([0-9A-Fa-f]{1,8})"
-_DEC32 = rb"([0-9]{1,10})"
+_HEX64 = (rb"([0-9A-Fa-f]{1,16})", lambda word: _hex(word, 16))
+_HEX32 = (rb"([0-9A-Fa-f]{1,8})", lambda word: _hex(word, 8))
+_HEX1 = (rb"([0-9A-Fa-f])", lambda word: _hex(word, 1))
+_HEX_ANY = (rb"([0-9A-Fa-f]+)", lambda word: _hex(word, len(word)))
+_DEC32 = (rb"([0-9]{1,10})", _decimal)
+_DIGIT = (rb"([0-9])", lambda word: len(word) == 1 and word.isdigit())
+_WORD = (rb"([^ \t]+)", lambda word: word != b"" and b"\t" not in word)
 _REST = rb"(.*?)\r*"
 
-_MODULE = _pattern(
-    "_MODULE",
-    rb"MODULE" + _S + rb"([^ \t]+)" + _S + rb"([^ \t]+)" + _S + rb"([0-9A-Fa-f]+)" + _S + _REST,
-    re.S,
-)
-_INFO = _pattern("_INFO", rb"INFO" + _S + _REST, re.S)
-_FILE = _pattern("_FILE", rb"FILE" + _S + _DEC32 + _S + _REST, re.S)
-_INLINE_ORIGIN = _pattern("_INLINE_ORIGIN", rb"INLINE_ORIGIN" + _S + _DEC32 + _S + _REST, re.S)
+
+class _Line:
+    """One kind of line: its grammar, `<keyword> [m] <word>... <rest>` as a regular expression, and
+    the same read by splitting.
+
+    `groups(line)` is what the expression's `fullmatch(line).groups()` would be. A line spelled as
+    every writer spells them (one space between the words) is split at its spaces and each word
+    checked, which needs no regular expression (compiling one is pure Python in `re`, about 0.6 M
+    instructions, and a walk met ten kinds of line); any other line (tabs, runs of spaces, a word
+    that fails its check) is left to the expression, compiled on first use (`_Pattern`).
+    """
+
+    __slots__ = ("checks", "flag", "head", "name", "regex", "rest")
+
+    def __init__(
+        self,
+        name: str,
+        keyword: bytes,
+        words: tuple[tuple[bytes, Callable[[bytes], bool]], ...],
+        *,
+        flag: bool = False,
+        rest: bool = True,
+    ) -> None:
+        self.head = keyword + b" " if keyword else b""
+        self.flag = flag  # an optional `m` before the words (FUNC, PUBLIC: "multiple")
+        self.checks = tuple(check for _, check in words)
+        self.rest = rest  # the rest of the line, after the words: a name, rules (else only `\r`s)
+        pattern = _S.join([word for word, _ in words] + ([_REST] if rest else []))
+        if flag:
+            pattern = rb"(?:(m)" + _S + rb")?" + pattern
+        if keyword:
+            pattern = keyword + _S + pattern
+        if not rest:
+            pattern += rb"\r*"
+        #: the grammar (`pattern`: also for the expressions made from it)
+        self.regex = _Pattern(None, pattern, re.S)
+        self.name = name
+
+    def groups(self, line: bytes) -> tuple[bytes | Any, ...] | None:
+        """The groups of the line's `fullmatch` with the grammar, or None when it does not match
+        (typed as `re.Match.groups`: an optional group is None when absent)."""
+        split = self._split(line)
+        if split is not None:
+            return split
+        m = self.regex.fullmatch(line)
+        return None if m is None else m.groups()
+
+    def _split(self, line: bytes) -> tuple[bytes | None, ...] | None:
+        """The groups of a line in the plain spelling; None for any other line."""
+        head = self.head
+        if not line.startswith(head):
+            return None
+        body = line[len(head) :] if self.rest else line[len(head) :].rstrip(b"\r")
+        flag = None
+        if self.flag and body.startswith(b"m "):
+            flag, body = b"m", body[2:]
+        n = len(self.checks)
+        parts = body.split(b" ", n) if self.rest else body.split(b" ")
+        if len(parts) != (n + 1 if self.rest else n):
+            return None
+        for word, check in zip(parts[:n], self.checks, strict=True):  # (not the rest)
+            if not check(word):
+                return None
+        if self.rest:
+            parts[n] = parts[n].lstrip(b" \t").rstrip(b"\r")  # as `[ \t]+(.*?)\r*` leaves it
+        return (flag, *parts) if self.flag else tuple(parts)
+
+
+_MODULE = _Line("_MODULE", b"MODULE", (_WORD, _WORD, _HEX_ANY))
+_INFO = _Line("_INFO", b"INFO", ())
+_FILE = _Line("_FILE", b"FILE", (_DEC32,))
+_INLINE_ORIGIN = _Line("_INLINE_ORIGIN", b"INLINE_ORIGIN", (_DEC32,))
 _OLD_ORIGIN_REST = _pattern("_OLD_ORIGIN_REST", rb"(-?[0-9]*)[ \t]+" + _REST, re.S)
-_FUNC = _pattern(
-    "_FUNC", rb"FUNC" + _S + rb"(?:(m)" + _S + rb")?" + _HEX64 + _S + _HEX32 + _S + _HEX32 + _S + _REST, re.S
-)
-_PUBLIC = _pattern(
-    "_PUBLIC", rb"PUBLIC" + _S + rb"(?:(m)" + _S + rb")?" + _HEX64 + _S + _HEX32 + _S + _REST, re.S
-)
-_LINE = _pattern("_LINE", _HEX64 + _S + _HEX32 + _S + _DEC32 + _S + _DEC32 + rb"\r*")
-_CFI_INIT = _pattern("_CFI_INIT", rb"STACK CFI INIT" + _S + _HEX64 + _S + _HEX32 + _S + _REST, re.S)
-_CFI = _pattern("_CFI", rb"STACK CFI" + _S + _HEX64 + _S + _REST, re.S)
-_WIN = _pattern(
-    "_WIN",
-    rb"STACK WIN" + _S + rb"([0-9A-Fa-f])" + _S + _HEX64 + _S + (_HEX32 + _S) * 7 + rb"([0-9])" + _S + _REST,
-    re.S,
-)
-_DECIMAL = _pattern("_DECIMAL", rb"[0-9]{1,10}")
-_SIGNED_DECIMAL = _pattern("_SIGNED_DECIMAL", rb"-?[0-9]{1,10}")
-_HEX64_ONLY = _pattern("_HEX64_ONLY", rb"[0-9A-Fa-f]{1,16}")
-_HEX32_ONLY = _pattern("_HEX32_ONLY", rb"[0-9A-Fa-f]{1,8}")
+_FUNC = _Line("_FUNC", b"FUNC", (_HEX64, _HEX32, _HEX32), flag=True)
+_PUBLIC = _Line("_PUBLIC", b"PUBLIC", (_HEX64, _HEX32), flag=True)
+_LINE = _Line("_LINE", b"", (_HEX64, _HEX32, _DEC32, _DEC32), rest=False)
+_CFI_INIT = _Line("_CFI_INIT", b"STACK CFI INIT", (_HEX64, _HEX32))
+_CFI = _Line("_CFI", b"STACK CFI", (_HEX64,))
+_WIN = _Line("_WIN", b"STACK WIN", (_HEX1, _HEX64, *(_HEX32,) * 7, _DIGIT))
 
 
 def text(raw: bytes) -> str:
@@ -129,10 +201,10 @@ def _u32(raw: bytes) -> int | None:
 
 
 def parse_module(line: bytes) -> ModuleRecord | str:
-    m = _MODULE.fullmatch(line)
-    if m is None:
+    g = _MODULE.groups(line)
+    if g is None:
         return "expected MODULE <os> <cpu> <debug id> <debug file>"
-    return ModuleRecord(text(m[1]), text(m[2]), text(m[3]), text(m[4]))
+    return ModuleRecord(text(g[0]), text(g[1]), text(g[2]), text(g[3]))
 
 
 @record
@@ -142,19 +214,19 @@ class InfoLine:
 
 
 def parse_info(line: bytes) -> InfoLine | str:
-    m = _INFO.fullmatch(line)
-    if m is None:
+    g = _INFO.groups(line)
+    if g is None:
         return "expected INFO <key> <value>"
-    rest = text(m[1])
+    rest = text(g[0])
     key, _, value = rest.partition(" ")
     return InfoLine(key, value.strip(" \t"))
 
 
 def parse_file(line: bytes) -> tuple[int, str] | str:
-    m = _FILE.fullmatch(line)
-    if m is None or (file_id := _u32(m[1])) is None:
+    g = _FILE.groups(line)
+    if g is None or (file_id := _u32(g[0])) is None:
         return "expected FILE <id> <name>"
-    return file_id, text(m[2])
+    return file_id, text(g[1])
 
 
 @record
@@ -166,42 +238,45 @@ class InlineOriginLine:
 
 
 def parse_inline_origin(line: bytes) -> InlineOriginLine | str:
-    m = _INLINE_ORIGIN.fullmatch(line)
-    if m is None or (origin_id := _u32(m[1])) is None:
+    g = _INLINE_ORIGIN.groups(line)
+    if g is None or (origin_id := _u32(g[0])) is None:
         return "expected INLINE_ORIGIN <id> [<file id>] <name>"
-    rest = m[2]
+    rest = g[1]
     first = rest.split(b" ", 1)[0]
     if first and all(48 <= c <= 57 or (c == 45 and i == 0) for i, c in enumerate(first)):
         # Breakpad: a numeric second field means the old syntax `<id> <file id> <name>`
         old = _OLD_ORIGIN_REST.fullmatch(rest)
-        if old is None or not _SIGNED_DECIMAL.fullmatch(old[1]):
+        if old is None or not _decimal(old[1][1:] if old[1].startswith(b"-") else old[1]):
             return "old-syntax INLINE_ORIGIN without a name"
         return InlineOriginLine(origin_id, text(old[2]), True, int(old[1]))
     return InlineOriginLine(origin_id, text(rest), False, None)
 
 
 def parse_func(line: bytes) -> FunctionRecord | str:
-    m = _FUNC.fullmatch(line)
-    if m is None:
+    g = _FUNC.groups(line)
+    if g is None:
         return "expected FUNC [m] <address> <size> <parameter size> <name>"
-    return FunctionRecord(int(m[2], 16), int(m[3], 16), int(m[4], 16), text(m[5]), m[1] is not None)
+    return FunctionRecord(int(g[1], 16), int(g[2], 16), int(g[3], 16), text(g[4]), g[0] is not None)
 
 
 def parse_public(line: bytes) -> PublicRecord | str:
-    m = _PUBLIC.fullmatch(line)
-    if m is None:
+    g = _PUBLIC.groups(line)
+    if g is None:
         return "expected PUBLIC [m] <address> <parameter size> <name>"
-    return PublicRecord(int(m[2], 16), int(m[3], 16), text(m[4]), m[1] is not None)
+    return PublicRecord(int(g[1], 16), int(g[2], 16), text(g[3]), g[0] is not None)
 
 
 def public_sort_key(line: bytes) -> tuple[bytes, int] | None:
     """rust-minidump's tie-break between PUBLICs at one address: (name bytes, parameter size)."""
-    m = _PUBLIC.fullmatch(line)
-    return None if m is None else (m[4], int(m[3], 16))
+    g = _PUBLIC.groups(line)
+    return None if g is None else (g[3], int(g[2], 16))
 
 
+#: The largest block whose line records are read line by line (`line_records`).
+SMALL_BLOCK = 8192
+_HEX_FIRST = frozenset(_HEX_DIGITS)
 #: The well-formed line records among a block's lines, all in one search (`line_records`).
-_LINE_ROWS = _pattern("_LINE_ROWS", rb"^" + _LINE.pattern + rb"$", re.M)
+_LINE_ROWS = _pattern("_LINE_ROWS", rb"^" + _LINE.regex.pattern + rb"$", re.M)
 #: Lines that start with a hex digit: the lines a block's line records are looked for among.
 _HEX_ROW_START = _pattern("_HEX_ROW_START", rb"^[0-9A-Fa-f]", re.M)
 
@@ -210,41 +285,59 @@ def line_records(block: bytes) -> list[tuple[int, int, int, int]] | None:
     """Every line record of `block` (its lines, `\n`-separated), in order, when every line that
     starts with a hex digit is one (`parse_line_record`); else None: parse those lines one by one.
 
-    One regular-expression pass and one conversion per field instead of a match per line: a FUNC
-    of the torch libraries has thousands of line records, and the walk parsed them on its thread
-    in one stretch of pure Python (10 ms), keeping the GUI thread waiting for the GIL.
+    A large block is read by one regular-expression pass and one conversion per field instead of
+    a match per line: a FUNC of the torch libraries has thousands of line records, and the walk
+    parsed them on its thread in one stretch of pure Python (10 ms), keeping the GUI thread
+    waiting for the GIL. A small one (most functions) is split line by line, which costs less
+    than compiling those expressions.
     """
-    rows = _LINE_ROWS.findall(block)
-    if len(rows) != len(_HEX_ROW_START.findall(block)):
-        return None  # a damaged one among them
+    rows: list[Any]
+    if len(block) <= SMALL_BLOCK:
+        rows = []
+        for line in block.split(b"\n"):
+            if line and line[0] in _HEX_FIRST:
+                row = _LINE.groups(line)
+                if row is None:
+                    return None  # a damaged one among them
+                rows.append(row)
+    else:
+        rows = _LINE_ROWS.findall(block)
+        if len(rows) != len(_HEX_ROW_START.findall(block)):
+            return None  # a damaged one among them
     records = [(int(a, 16), int(s, 16), int(n), int(f)) for a, s, n, f in rows]
     if any(n > U32_MAX or f > U32_MAX for _, _, n, f in records):
         return None
     return records
 
 
-_INLINE_LINE = _pattern("_INLINE_LINE", rb"^INLINE[^\n]*", re.M)
-
-
 def inline_lines(block: bytes) -> Iterator[tuple[int, bytes]]:
     """(1-based line number in `block`, line) of each of its lines that starts with INLINE: found by
-    one search, not by looking at each of the thousands of line records around them."""
+    searching for them, not by looking at each of the thousands of line records around them."""
     number, last = 1, 0
-    for m in _INLINE_LINE.finditer(block):
-        number += block.count(b"\n", last, m.start())
-        last = m.start()
-        yield number, m[0]
+    start = 0 if block.startswith(b"INLINE") else _next_inline(block, 0)
+    while start >= 0:
+        end = block.find(b"\n", start)
+        number += block.count(b"\n", last, start)
+        last = start
+        yield number, block[start:] if end < 0 else block[start:end]
+        start = -1 if end < 0 else _next_inline(block, end)
+
+
+def _next_inline(block: bytes, after: int) -> int:
+    """Where the next line of `block` that starts with INLINE begins, after `after`; -1: none."""
+    found = block.find(b"\nINLINE", after)
+    return -1 if found < 0 else found + 1
 
 
 def parse_line_record(line: bytes) -> tuple[int, int, int, int] | str:
     """`<address> <size> <line> <file id>` → (address, size, line, file id)."""
-    m = _LINE.fullmatch(line)
-    if m is None:
+    g = _LINE.groups(line)
+    if g is None:
         return "expected <address> <size> <line> <file id>"
-    line_no, file_id = _u32(m[3]), _u32(m[4])
+    line_no, file_id = _u32(g[2]), _u32(g[3])
     if line_no is None or file_id is None:
         return "line or file id does not fit in 32 bits"
-    return int(m[1], 16), int(m[2], 16), line_no, file_id
+    return int(g[0], 16), int(g[1], 16), line_no, file_id
 
 
 @record
@@ -268,7 +361,7 @@ def parse_inline(line: bytes) -> InlineLine | str:
         return "INLINE needs a depth, a call line, an origin and at least one range"
     head = 4 if new_syntax else 3
     numbers = fields[:head]
-    if not all(_DECIMAL.fullmatch(t) for i, t in enumerate(numbers) if not (new_syntax and i == 2)):
+    if not all(_decimal(t) for i, t in enumerate(numbers) if not (new_syntax and i == 2)):
         return "INLINE depth, line and origin must be decimal"
     depth, call_line = _u32(numbers[0]), _u32(numbers[1])
     origin_id = _u32(numbers[-1])
@@ -277,7 +370,7 @@ def parse_inline(line: bytes) -> InlineLine | str:
         raw_file = numbers[2]
         if raw_file == b"-1":
             call_file = None
-        elif _DECIMAL.fullmatch(raw_file) and (value := _u32(raw_file)) is not None:
+        elif _decimal(raw_file) and (value := _u32(raw_file)) is not None:
             call_file = value
         else:
             return "INLINE call-site file id must be decimal"
@@ -287,25 +380,25 @@ def parse_inline(line: bytes) -> InlineLine | str:
     rest = fields[head:]
     for i in range(0, len(rest), 2):
         address, size = rest[i], rest[i + 1]
-        if not (_HEX64_ONLY.fullmatch(address) and _HEX32_ONLY.fullmatch(size)):
+        if not (_hex(address, 16) and _hex(size, 8)):
             return "INLINE range must be <hex address> <hex size>"
         ranges.append((int(address, 16), int(size, 16)))
     return InlineLine(depth, call_line, call_file, origin_id, tuple(ranges), not new_syntax)
 
 
 def parse_stack_cfi_init(line: bytes) -> tuple[int, int, str] | str:
-    m = _CFI_INIT.fullmatch(line)
-    if m is None:
+    g = _CFI_INIT.groups(line)
+    if g is None:
         return "expected STACK CFI INIT <address> <size> <rules>"
-    return int(m[1], 16), int(m[2], 16), text(m[3])
+    return int(g[0], 16), int(g[1], 16), text(g[2])
 
 
 def parse_stack_cfi_raw(line: bytes) -> tuple[int, bytes] | str:
     """A STACK CFI delta row with its rule text as bytes (rust-minidump sorts rows by (address, text))."""
-    m = _CFI.fullmatch(line)
-    if m is None:
+    g = _CFI.groups(line)
+    if g is None:
         return "expected STACK CFI <address> <rules>"
-    return int(m[1], 16), m[2]
+    return int(g[0], 16), g[1]
 
 
 @record
@@ -333,13 +426,13 @@ class StackWinLine:
 
 
 def parse_stack_win(line: bytes) -> StackWinLine | str:
-    m = _WIN.fullmatch(line)
-    if m is None:
+    g = _WIN.groups(line)
+    if g is None:
         return "expected STACK WIN with 10 numeric fields and a program string or base-pointer flag"
-    n = [int(m[i], 16) for i in range(3, 10)]
+    n = [int(g[i], 16) for i in range(2, 9)]
     return StackWinLine(
-        m[1].decode("ascii"),
-        int(m[2], 16),
+        g[0].decode("ascii"),
+        int(g[1], 16),
         n[0],
         n[1],
         n[2],
@@ -347,6 +440,6 @@ def parse_stack_win(line: bytes) -> StackWinLine | str:
         n[4],
         n[5],
         n[6],
-        m[10] == b"1",
-        text(m[11]),
+        g[9] == b"1",
+        text(g[10]),
     )

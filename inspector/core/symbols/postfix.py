@@ -49,10 +49,24 @@ MAX_STACK = 1_000
 ReadWord = Callable[[int], "int | None"]
 
 #: Rust's `split_ascii_whitespace`: space, \t, \n, \x0c, \r (not \x0b).
-_TOKEN = re.compile(r"[^ \t\n\x0c\r]+")
-#: Rust's i64/i32 `from_str`: optional sign, ASCII digits.
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+_TOKEN = r"[^ \t\n\x0c\r]+"
 _BINARY = frozenset("+-*/%@")
+#: The longest text split with `str.split(" ")` (`_plain`): longer ones go through the regular
+#: expressions, which stop at `MAX_TOKENS`
+_PLAIN_MAX = 4096
+
+
+def _plain(text: str) -> bool:
+    """Short, and spaces are its only ASCII whitespace: `text.split(" ")` then splits it as Rust's
+    `split_ascii_whitespace` would (with empty pieces between runs of spaces), with no regular
+    expression to compile or run: the rules of every `.sym` file are written so."""
+    return (
+        len(text) <= _PLAIN_MAX
+        and "\t" not in text
+        and "\n" not in text
+        and "\r" not in text
+        and "\x0c" not in text
+    )
 
 
 @record
@@ -76,6 +90,10 @@ class PostfixStep:
     assignment: tuple[str, int | None] | None = None  # STACK WIN `=`: (variable, value; None = deleted)
 
 
+#: A `PostfixStep` as its fields: (token, stack, read, assignment)
+StepRow = tuple[str, tuple[StackItem, ...], MemoryRead | None, tuple[str, int | None] | None]
+
+
 @record
 class PostfixResult:
     """The outcome of one expression: a value (CFI), final variables (WIN), the trace, or why it failed."""
@@ -83,7 +101,9 @@ class PostfixResult:
     expression: str
     value: int | None = None
     variables: Mapping[str, int] = field(default_factory=dict)
-    steps: tuple[PostfixStep, ...] = ()
+    #: the trace, a row per token (`steps` builds them into `PostfixStep`s when read: the walk
+    #: evaluates hundreds of rules a dump whose steps only an explanation looks at)
+    rows: tuple[StepRow, ...] = ()
     error: str | None = None
     leftover: int = 0  # STACK WIN: values left on the stack
 
@@ -92,8 +112,13 @@ class PostfixResult:
         return self.error is None
 
     @property
+    def steps(self) -> tuple[PostfixStep, ...]:
+        """The state after each token."""
+        return tuple(PostfixStep(*row) for row in self.rows)
+
+    @property
     def reads(self) -> tuple[MemoryRead, ...]:
-        return tuple(step.read for step in self.steps if step.read is not None)
+        return tuple(row[2] for row in self.rows if row[2] is not None)
 
 
 class _Failure(Exception):
@@ -101,8 +126,11 @@ class _Failure(Exception):
 
 
 def _tokens(expression: str) -> list[str]:
+    if _plain(expression):  # at most _PLAIN_MAX / 2 tokens
+        return [token for token in expression.split(" ") if token]
     # stop reading at the limit: a hostile expression may hold millions of tokens
-    tokens = [m.group() for m in itertools.islice(_TOKEN.finditer(expression), MAX_TOKENS + 1)]
+    found = re.compile(_TOKEN).finditer(expression)  # (compiled once: `re` keeps it)
+    tokens = [m.group() for m in itertools.islice(found, MAX_TOKENS + 1)]
     if len(tokens) > MAX_TOKENS:
         raise _Failure(f"expression has more than {MAX_TOKENS} tokens")
     return tokens
@@ -110,7 +138,8 @@ def _tokens(expression: str) -> list[str]:
 
 def _literal(token: str, bits: int) -> int | None:
     """rust's `i64::from_str` / `i32::from_str`: None when not an integer or out of range."""
-    if not _INTEGER.fullmatch(token):
+    digits = token[1:] if token[:1] in ("+", "-") else token
+    if not (digits.isascii() and digits.isdigit()):  # one or more of 0-9 after an optional sign
         return None
     value = int(token)
     limit = 1 << (bits - 1)
@@ -168,7 +197,7 @@ def evaluate_cfi(
     """
     mask = (1 << (8 * width)) - 1
     size = width if read_size is None else read_size
-    steps: list[PostfixStep] = []
+    steps: list[StepRow] = []
     stack: list[int] = []
     try:
         for token in _tokens(expression):
@@ -184,7 +213,7 @@ def evaluate_cfi(
                 try:
                     value, read = _read(read_word, stack.pop(), size, mask)
                 except _ReadFailure as failure:
-                    steps.append(PostfixStep(token, tuple(stack), failure.read))
+                    steps.append((token, tuple(stack), failure.read, None))
                     raise
                 stack.append(value)
             elif token == ".cfa":
@@ -206,12 +235,12 @@ def evaluate_cfi(
                 raise _Failure(f"unknown token '{token}'")
             if len(stack) > MAX_STACK:
                 raise _Failure(f"stack deeper than {MAX_STACK}")
-            steps.append(PostfixStep(token, tuple(stack), read))
+            steps.append((token, tuple(stack), read, None))
         if len(stack) != 1:
             raise _Failure(f"expression leaves {len(stack)} values instead of one")
     except _Failure as failure:
-        return PostfixResult(expression, steps=tuple(steps), error=str(failure))
-    return PostfixResult(expression, value=stack[0], steps=tuple(steps))
+        return PostfixResult(expression, rows=tuple(steps), error=str(failure))
+    return PostfixResult(expression, value=stack[0], rows=tuple(steps))
 
 
 class _Variable(str):
@@ -240,7 +269,7 @@ def evaluate_win(
     mask = (1 << (8 * width)) - 1
     values = {name: value & mask for name, value in variables.items()}
     stack: list[int | _Variable | None] = []  # None = .undef
-    steps: list[PostfixStep] = []
+    steps: list[StepRow] = []
 
     def as_int(item: int | _Variable | None) -> int:
         if item is None:
@@ -284,7 +313,7 @@ def evaluate_win(
                 try:
                     value, read = _read(read_word, address, width, mask)
                 except _ReadFailure as failure:
-                    steps.append(PostfixStep(token, shown(), failure.read))
+                    steps.append((token, shown(), failure.read, None))
                     raise
                 stack.append(value)
             elif token == _UNDEF:
@@ -297,10 +326,10 @@ def evaluate_win(
                 raise _Failure(f"unknown token '{token}'")
             if len(stack) > MAX_STACK:
                 raise _Failure(f"stack deeper than {MAX_STACK}")
-            steps.append(PostfixStep(token, shown(), read, assignment))
+            steps.append((token, shown(), read, assignment))
     except _Failure as failure:
-        return PostfixResult(program, variables=values, steps=tuple(steps), error=str(failure))
-    return PostfixResult(program, variables=values, steps=tuple(steps), leftover=len(stack))
+        return PostfixResult(program, variables=values, rows=tuple(steps), error=str(failure))
+    return PostfixResult(program, variables=values, rows=tuple(steps), leftover=len(stack))
 
 
 def win_frame_size(record: StackWinRecord, grand_callee_parameter_size: int) -> int:
@@ -343,7 +372,7 @@ WIN_OUTPUT_REGISTERS = ("eip", "esp", "ebp", "ebx", "esi", "edi")
 
 
 #: A whole token ending in `:` (a rule's register), between whitespace or the ends of the text.
-_RULE_HEAD = re.compile(r"(?:(?<=[ \t\n\x0c\r])|^)[^ \t\n\x0c\r]*:(?=[ \t\n\x0c\r]|$)")
+_RULE_HEAD = r"(?:(?<=[ \t\n\x0c\r])|^)[^ \t\n\x0c\r]*:(?=[ \t\n\x0c\r]|$)"
 _RULE_SPACE = " \t\n\x0c\r"
 
 
@@ -359,7 +388,9 @@ def parse_cfi_rules(text: str) -> list[tuple[str, str]] | None:
     Only the rule heads are visited one by one (a hostile rule of 300 000 tokens
     costs one regular-expression pass, not a Python loop over its tokens).
     """
-    heads = list(_RULE_HEAD.finditer(text))
+    if _plain(text) and "  " not in text:
+        return _plain_rules(text)
+    heads = list(re.compile(_RULE_HEAD).finditer(text))  # (compiled once: `re` keeps it)
     if not heads or text[: heads[0].start()].strip(_RULE_SPACE):
         return None
     rules: list[tuple[str, str]] = []
@@ -370,6 +401,23 @@ def parse_cfi_rules(text: str) -> list[tuple[str, str]] | None:
             return None
         name = head.group()[:-1]
         rules.append((name[1:] if name.startswith("$") else name, expression))
+    return rules
+
+
+def _plain_rules(text: str) -> list[tuple[str, str]] | None:
+    """`parse_cfi_rules` of a `_plain` text whose tokens are one space apart: each expression is
+    then its tokens joined by a space."""
+    tokens = text.strip(" ").split(" ")
+    heads = [i for i, token in enumerate(tokens) if token.endswith(":")]
+    if not heads or heads[0] != 0:
+        return None
+    rules: list[tuple[str, str]] = []
+    for n, i in enumerate(heads):
+        end = heads[n + 1] if n + 1 < len(heads) else len(tokens)
+        if end == i + 1:
+            return None  # an empty rule
+        name = tokens[i][:-1]
+        rules.append((name[1:] if name.startswith("$") else name, " ".join(tokens[i + 1 : end])))
     return rules
 
 

@@ -41,7 +41,14 @@ from collections.abc import Iterable
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.record import record
-from inspector.core.symbols.cache import IndexCache, path_text
+from inspector.core.symbols.cache import (
+    IndexCache,
+    Witness,
+    absence_witness,
+    path_text,
+    present_witness,
+    witnesses_hold,
+)
 from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.identity import (
     MatchedBy,
@@ -53,13 +60,13 @@ from inspector.core.symbols.identity import (
     sym_identity,
 )
 from inspector.core.symbols.records import DamageReport, DownloadStatus
-from inspector.core.symbols.store_index import StoreIndex, read_header
 from inspector.core.symbols.symbol_file import SymbolFile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.module_identity import ModuleIdentity
     from inspector.core.symbols.objects.sources import FoundObject, ObjectSources
+    from inspector.core.symbols.store_index import StoreIndex
 
 #: The last component of a POSIX or Windows path (rust-minidump's `leafname`).
 leafname = leaf
@@ -198,6 +205,14 @@ class ModuleSymbols:
         return self.damage is not None and self.damage.rust_minidump_rejects
 
 
+#: (symbol paths, code-id fallback, module identity) -> where `SymbolSupplier.locate` found its file,
+#: and the witnesses of what that depended on (`SymbolSupplier._witnesses`), for the whole process
+_LOCATED: dict[tuple[object, ...], tuple[Located, tuple[Witness, ...]]] = {}
+_LOCATED_LOCK = _thread.allocate_lock()
+#: answers kept at most (the oldest goes first)
+MAX_LOCATED = 4096
+
+
 def _kind(path: str) -> int:
     """The symbol path's file type (`stat.S_IFDIR`, `stat.S_IFREG`, …); 0 when it cannot be asked about."""
     try:
@@ -233,7 +248,48 @@ class SymbolSupplier:
         self._objects: ObjectSources | None = None
 
     def locate(self, module: ModuleIdentity, cancel: CancelToken = NEVER) -> Located:
-        """Where the module's file is; `cancel` can stop the one slow step, indexing a folder."""
+        """Where the module's file is; `cancel` can stop the one slow step, indexing a folder.
+
+        The answer for a module with a debug id is kept for the process (`_LOCATED`) with the
+        files and folders it depended on, and given again while they are unchanged: every dump
+        of a batch asks for the same modules in the same symbol paths.
+        """
+        key = (
+            self.paths,
+            self.code_id_fallback,
+            module.debug_file,
+            module.debug_id,
+            module.code_file,
+            module.code_id,
+        )
+        known = _LOCATED.get(key)
+        if known is not None and witnesses_hold(known[1]):
+            return known[0]
+        located = self._locate(module, cancel)
+        witnesses = self._witnesses(module, located)
+        if witnesses is not None:
+            with _LOCATED_LOCK:
+                while len(_LOCATED) >= MAX_LOCATED:
+                    del _LOCATED[next(iter(_LOCATED))]
+                _LOCATED[key] = (located, witnesses)
+        return located
+
+    def _witnesses(self, module: ModuleIdentity, located: Located) -> tuple[Witness, ...] | None:
+        """What `located` depended on: each symbol path, each candidate file looked at (a file's
+        header decides, or its absence), the file found; None when that cannot be told cheaply
+        (a module without a debug id is looked for in every `.sym` file of a folder)."""
+        if not has_debug_id(module):
+            return None
+        witnesses: dict[str, Witness | None] = {}
+        for path in (*self.paths, *located.tried):
+            if path not in witnesses:
+                witnesses[path] = present_witness(path) or absence_witness(path)
+        found = [w for w in witnesses.values() if w is not None]
+        if len(found) < len(witnesses):
+            return None
+        return tuple(dict(found).items())
+
+    def _locate(self, module: ModuleIdentity, cancel: CancelToken) -> Located:
         tried: list[str] = []
         kinds = self._path_kinds()
         components = debug_id_components(module)
@@ -287,6 +343,9 @@ class SymbolSupplier:
         with self._lock:
             index = self._store_indexes.get(root)
             if index is None:
+                # only for modules without a debug id (a stackwalk of most dumps never imports it)
+                from inspector.core.symbols.store_index import StoreIndex
+
                 directory = None if self.cache is None else self.cache.directory
                 index = self._store_indexes[root] = StoreIndex(root, directory)
             return index
@@ -316,9 +375,11 @@ class SymbolSupplier:
             if found:
                 return self._open_objects(module, found, located, started, cancel)
         if located.path is None:
-            status = SymbolStatus.NOT_FOUND
-            if debug_id_path(module) is None and code_id_path(module) is None:
-                status = SymbolStatus.NO_IDENTIFIER
+            # neither a debug-id nor a code-id path to look for (`debug_id_path`, `code_id_path`)
+            identifiable = (has_debug_id(module) and bool(module.debug_file or module.code_file)) or bool(
+                module.code_file and module.code_id
+            )
+            status = SymbolStatus.NOT_FOUND if identifiable else SymbolStatus.NO_IDENTIFIER
             return ModuleSymbols(
                 status,
                 tried=(*located.tried, *looked),
@@ -445,6 +506,8 @@ class SymbolSupplier:
     def _header(self, path: str) -> ObjectIdentity | None:
         with self._lock:
             if path not in self._headers:
+                from inspector.core.symbols.store_index import read_header  # single .sym paths only
+
                 self._headers[path] = read_header(path)
             return self._headers[path]
 
@@ -541,13 +604,14 @@ class KeptSymbolSupplier(SymbolSupplier):
 
 def _help(module: ModuleIdentity) -> str:
     """What would give a module symbols: its identity and the files that would do."""
-    return _help_text(ObjectIdentity(module.debug_file, module.debug_id, module.code_file, module.code_id))
+    return _help_text(module.debug_file, module.debug_id, module.code_file, module.code_id)
 
 
 @functools.lru_cache(maxsize=1024)  # the modules without symbols of one dump are those of the next
-def _help_text(module: ObjectIdentity) -> str:
+def _help_text(debug_file: str, debug_id: str, code_file: str, code_id: str) -> str:
     from inspector.core.symbols.objects.sources import build_id_of
 
+    module = ObjectIdentity(debug_file, debug_id, code_file, code_id)
     name = leafname(module.debug_file or module.code_file) or "(no name)"
     ids = [f"debug id {module.debug_id}" if module.debug_id else "no debug id"]
     build_id = build_id_of(module)

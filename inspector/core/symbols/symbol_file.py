@@ -48,14 +48,12 @@ from inspector.core.errors import SymbolError
 from inspector.core.logs import get_logger
 from inspector.core.record import replace
 from inspector.core.symbols import line_parser
-from inspector.core.symbols.cache import IndexCache, path_text
+from inspector.core.symbols.cache import IndexCache, path_text, settled
 from inspector.core.symbols.errors import SymbolFileUnreadable
-from inspector.core.symbols.index_format import IndexImage, SymbolIdentity
-from inspector.core.symbols.postfix import compose_cfi_rules
+from inspector.core.symbols.index_format import IndexImage, Section, SymbolIdentity
 from inspector.core.symbols.records import (
     MAX_EXAMPLES_PER_KIND,
     CfiLookup,
-    CfiRow,
     DamagedLine,
     DamageKind,
     DamageReport,
@@ -73,32 +71,29 @@ from inspector.core.symbols.records import (
 )
 from inspector.core.symbols.sym_text import (
     CfiBlock,
+    Damaged,
     FunctionBlock,
-    IndexArrays,
-    Inlinee,
+    ParsedText,
+    StaleIndex,
     TextReader,
     covering,
+    parse_cfi_block,
+    parse_function_block,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO, TypeVar
+    from typing import BinaryIO, TypeVar
 
     _T = TypeVar("_T")
 
 log = get_logger(__name__)
 
-#: Parsed FUNC / CFI blocks kept per file (a stackwalk touches a few dozen).
+#: Parsed FUNC / CFI blocks (and FUNC records, FILE and INLINE_ORIGIN names) kept per file (a
+#: stackwalk touches a few dozen)
 BLOCK_CACHE_SIZE = 512
 #: Bytes read for the MODULE line (here and by the supplier matching a single `.sym` path).
 MAX_MODULE_LINE = 4096
-U64_MAX = 0xFFFF_FFFF_FFFF_FFFF
-
-_HEX_FIRST = frozenset(b"0123456789abcdefABCDEF")
-
-
-class _StaleIndex(Exception):
-    """The text at an indexed offset is not the record the index promised."""
 
 
 def parse_module_line(line: bytes) -> ModuleRecord | None:
@@ -131,31 +126,41 @@ class SymbolFile:
         self._identity = identity
         self._cache = cache
         self._lock = _thread.allocate_lock()
-        self._index = IndexArrays(image)
         #: "cache" (a valid cached index was used) or "built" (indexed now; "+stored" when cached)
         self.index_source = index_source
-        self._base_damage = image.damage()
-        self._counts = image.counts()
+        self._image = image
+        self._text = self._parsed_text(image)
         self._lazy_counts: dict[DamageKind, int] = {}
         self._lazy_examples: list[DamagedLine] = []
-        #: offsets of the blocks whose damaged sub-lines are in `_lazy_counts` (a block is parsed
-        #: again after `check_all` or an eviction from the block cache: count it only once)
+        #: offsets of the blocks whose damaged sub-lines are in `_lazy_counts` (a block is read
+        #: again after `check_all`, an eviction from the block cache, or from the shared text of
+        #: another file: count it only once)
         self._lazy_counted: set[int] = set()
         #: (offset, 1-based line number) of lines counted before, sorted by offset
         self._line_marks: list[tuple[int, int]] = [(0, 1)]
-        self._functions: dict[int, FunctionBlock] = {}
-        self._cfi: dict[int, CfiBlock] = {}
-        self._files: dict[int, str | None] = {}
-        self._origins: dict[int, str | None] = {}
-        self.module = parse_module_line(identity.module_line)
-        self.info = self._read_info()
-        #: how a FUNC / PUBLIC / INLINE_ORIGIN name is shown (files made from objects keep C++
-        #: names mangled and demangle the ones looked up: `objects.demangle.display_name`)
-        self._shown: Callable[[str], str] | None = None
-        if self.info.mangled_names:
+        self.module = self._text.module
+        self.info = self._text.info
+
+    def _parsed_text(self, image: IndexImage) -> ParsedText:
+        """The parsed text of the file through `image`: the one kept with a shared image, else new.
+
+        Only an image kept for the process is shared, and only for a file changed long enough
+        ago that a later change shows in its modification time (as the image itself).
+        """
+        share = image.shared and settled(self._identity.mtime_ns)
+        if share and isinstance(image.derived, ParsedText):
+            return image.derived
+        info = _read_info(image.array(Section.INFO_OFFSET), self._line)
+        shown = None
+        if info.mangled_names:
+            # files made from objects keep C++ names mangled and demangle the ones looked up
             from inspector.core.symbols.objects.demangle import display_name
 
-            self._shown = display_name
+            shown = display_name
+        text = ParsedText(image, parse_module_line(self._identity.module_line), info, shown, BLOCK_CACHE_SIZE)
+        if share:
+            image.derived = text
+        return text
 
     # ---- opening --------------------------------------------------------------
 
@@ -187,34 +192,22 @@ class SymbolFile:
         try:
             st = os.fstat(f.fileno())
             reader = TextReader(f.fileno(), st.st_size)
-            identity = SymbolIdentity(
-                os.path.realpath(path), st.st_size, st.st_mtime_ns, reader.line_at(0, limit=MAX_MODULE_LINE)
-            )
+            identity = _identity(path, st, reader)
             image = cache.load(identity) if cache is not None else None
             source = "cache"
             if image is None:
                 image, stored = _build(f.fileno(), identity, cache, cancel)
                 source = "built+stored" if stored else "built"
+            return cls(path, f, reader, identity, image, cache=cache, index_source=source)
         except OSError as exc:
             f.close()
             raise SymbolFileUnreadable(str(path), str(exc)) from None
         except BaseException:
             f.close()
             raise
-        return cls(
-            path,
-            f,
-            reader,
-            identity,
-            image,
-            cache=cache,
-            index_source=source,
-        )
 
     def close(self) -> None:
-        self._functions.clear()
-        self._cfi.clear()
-        self._index.image.release()
+        self._image.release()
         self._file.close()
 
     def __enter__(self) -> SymbolFile:
@@ -227,133 +220,133 @@ class SymbolFile:
 
     @property
     def counts(self) -> RecordCounts:
-        return self._counts
+        return self._text.counts
 
     @property
     def damage(self) -> DamageReport:
         """Damage found so far: at indexing time, plus sub-lines of blocks parsed since."""
+        base = self._text.damage
         with self._lock:
             if not self._lazy_counts:
-                return self._base_damage
-            counts = dict(self._base_damage.counts)
+                return base
+            counts = dict(base.counts)
             for kind, n in self._lazy_counts.items():
                 counts[kind] = counts.get(kind, 0) + n
-            examples = tuple(
-                sorted((*self._base_damage.examples, *self._lazy_examples), key=lambda d: d.line_number)
-            )
-        base = self._base_damage
+            examples = tuple(sorted((*base.examples, *self._lazy_examples), key=lambda d: d.line_number))
         return DamageReport(
             counts, examples, base.missing_final_newline, base.old_inline_syntax, base.repairs
         )
 
     def check_all(self) -> DamageReport:
         """Parse every FUNC and STACK CFI block (slow on big files) and return the complete damage report."""
-        ix = self._index
+        ix = self._text.index
         for i in range(len(ix.f_start)):
             self._function_block(i, keep=False)
         for i in range(len(ix.c_start)):
             self._cfi_block(i, keep=False)
         return self.damage
 
-    def _read_info(self) -> SymbolInfo:
-        values: dict[str, str] = {}
-        code_file = None
-        cfi_sources: list[str] = []
-        for offset in self._index.info_off:
-            parsed = line_parser.parse_info(self._line(offset))
-            if isinstance(parsed, str):
-                continue
-            if parsed.key == "CFI_SOURCE":
-                cfi_sources.append(parsed.value)
-            values[parsed.key] = parsed.value
-            if parsed.key == "CODE_ID":
-                code_id, _, rest = parsed.value.partition(" ")
-                values["CODE_ID"] = code_id
-                code_file = rest.strip() or None
-        return SymbolInfo(
-            values.get("CODE_ID"),
-            code_file,
-            values.get("GENERATOR"),
-            values.get("URL"),
-            tuple(cfi_sources),
-            values.get("NAMES") == "mangled",
-        )
-
     # ---- lookups --------------------------------------------------------------------
+    # Each runs its implementation and, when the text turned out not to match the index
+    # (`StaleIndex`), indexes the file again and runs it once more (`_retry`).
 
     def find_function(self, address: int) -> FunctionRecord | None:
-        return self._guarded(lambda: self._function(address))
+        try:
+            return self._function(address)
+        except StaleIndex as exc:
+            return self._retry(exc, self._function, address)
 
     def find_public(self, address: int) -> PublicRecord | None:
-        return self._guarded(lambda: self._public(address))
+        try:
+            return self._public(address)
+        except StaleIndex as exc:
+            return self._retry(exc, self._public, address)
 
     def find_line(self, address: int) -> SourceLine | None:
-        return self._guarded(lambda: self._find_line(address))
+        try:
+            return self._find_line(address)
+        except StaleIndex as exc:
+            return self._retry(exc, self._find_line, address)
 
     def find_inlines(self, address: int) -> tuple[InlineCall, ...]:
-        return self._guarded(lambda: self._find_inlines(address))
+        try:
+            return self._find_inlines(address)
+        except StaleIndex as exc:
+            return self._retry(exc, self._find_inlines, address)
 
     def symbolize(self, address: int) -> FrameSymbol | None:
-        return self._guarded(lambda: self._symbolize(address))
+        try:
+            return self._symbolize(address)
+        except StaleIndex as exc:
+            return self._retry(exc, self._symbolize, address)
 
     def has_symbol_at(self, address: int) -> bool:
-        return self._guarded(lambda: self._has_symbol_at(address))
+        try:
+            return self._has_symbol_at(address)
+        except StaleIndex as exc:
+            return self._retry(exc, self._has_symbol_at, address)
 
     def find_cfi(self, address: int) -> CfiLookup | None:
-        return self._guarded(lambda: self._find_cfi(address))
+        try:
+            return self._find_cfi(address)
+        except StaleIndex as exc:
+            return self._retry(exc, self._find_cfi, address)
 
     def find_stack_win(self, address: int) -> StackWinRecord | None:
-        return self._guarded(lambda: self._find_stack_win(address))
+        try:
+            return self._find_stack_win(address)
+        except StaleIndex as exc:
+            return self._retry(exc, self._find_stack_win, address)
 
     # ---- implementation --------------------------------------------------------------
 
-    def _guarded(self, lookup: Callable[[], _T]) -> _T:
-        try:
-            return lookup()
-        except _StaleIndex as exc:
-            log.warning("symbol index of %s does not match the file (%s); re-indexing", self.path, exc)
-            self._reindex()
-            return lookup()
+    def _retry(self, exc: StaleIndex, lookup: Callable[[int], _T], address: int) -> _T:
+        log.warning("symbol index of %s does not match the file (%s); re-indexing", self.path, exc)
+        self._reindex()
+        return lookup(address)
 
     def _reindex(self) -> None:
         with self._lock:
             image, _ = _build(self._file.fileno(), self._identity, self._cache, NEVER)
-            old = self._index
-            self._index = IndexArrays(image)
-            self._functions.clear()
-            self._cfi.clear()
-            self._files.clear()
-            self._origins.clear()
+            old = self._text
+            if self._image.derived is old:
+                self._image.derived = None  # the next file opened through the stale index parses anew
+            # a text of its own (an image just built is never shared): other files may still
+            # read the old one; it goes when the last of them is done
+            self._image = image
+            self._text = ParsedText(image, old.module, old.info, old.shown, BLOCK_CACHE_SIZE)
             self._line_marks = [(0, 1)]  # the text changed: lines counted before may have moved
-            self._base_damage = image.damage()
-            self._counts = image.counts()
-        del old  # other threads may still be reading it; it goes when the last one is done
+        del old
 
     def _line(self, offset: int) -> bytes:
         if offset >= self._size:
-            raise _StaleIndex(f"offset {offset} past the end of the file")
+            raise StaleIndex(f"offset {offset} past the end of the file")
         return self._reader.line_at(offset).rstrip(b"\r")
 
     def _record(self, offset: int, parse: Callable[[bytes], _T | str]) -> _T:
         parsed = parse(self._line(offset))
         if isinstance(parsed, str):
-            raise _StaleIndex(f"the record at offset {offset} does not parse: {parsed}")
+            raise StaleIndex(f"the record at offset {offset} does not parse: {parsed}")
         return parsed
 
-    def _function_index(self, address: int) -> int:
-        ix = self._index
-        return covering(ix.f_start, ix.f_end, address)
-
     def _function(self, address: int) -> FunctionRecord | None:
-        i = self._function_index(address)
+        ix = self._text.index
+        i = covering(ix.f_start, ix.f_end, address)
         return None if i < 0 else self._func_record(i)
 
     def _func_record(self, i: int) -> FunctionRecord:
-        record = self._record(self._index.f_off[i], line_parser.parse_func)
-        return record if self._shown is None else replace(record, name=self._shown(record.name))
+        text = self._text
+        record = text.records.get(i)
+        if record is None:
+            record = self._record(text.index.f_off[i], line_parser.parse_func)
+            if text.shown is not None:
+                record = replace(record, name=text.shown(record.name))
+            text.remember(text.records, i, record)
+        return record
 
     def _public(self, address: int) -> PublicRecord | None:
-        ix = self._index
+        text = self._text
+        ix = text.index
         j = bisect_right(ix.p_addr, address) - 1
         if j < 0:
             return None
@@ -362,113 +355,48 @@ class SymbolFile:
         if f >= 0 and ix.f_start[f] >= public_address:
             return None  # a FUNC between the PUBLIC and the address ends the PUBLIC
         record = self._record(ix.p_off[j], line_parser.parse_public)
-        return record if self._shown is None else replace(record, name=self._shown(record.name))
+        return record if text.shown is None else replace(record, name=text.shown(record.name))
 
     def _has_symbol_at(self, address: int) -> bool:
-        i = self._function_index(address)
+        ix = self._text.index
+        i = covering(ix.f_start, ix.f_end, address)
         if i >= 0:
-            return bool(self._record(self._index.f_off[i], line_parser.parse_func).name)
+            return bool(self._func_record(i).name)
         public = self._public(address)
         return public is not None and bool(public.name)
 
     def _function_block(self, i: int, *, keep: bool = True) -> FunctionBlock:
-        block = self._functions.get(i)
-        if block is not None:
-            return block
-        ix = self._index
-        start, end = ix.f_off[i], ix.f_block[i]
-        raw = self._reader.read(start, end)
-        inlinees: list[Inlinee] = []
-        damaged: list[tuple[int, DamageKind, str]] = []  # (line index in the block, kind, reason)
-        head, _, body = raw.partition(b"\n")
-        if not head.startswith(b"FUNC"):
-            raise _StaleIndex(f"no FUNC record at offset {start}")
-        # the line records all at once when none is damaged (the common case), else one by one below
-        parsed_lines = line_parser.line_records(body)
-        lines = [] if parsed_lines is None else [x for x in parsed_lines if _kept_line(x[0], x[1])]
-        numbered = (
-            enumerate(body.split(b"\n"), start=1) if parsed_lines is None else line_parser.inline_lines(body)
-        )
-        for k, row in numbered:
-            if not row or (row[0] not in _HEX_FIRST and not row.startswith(b"INLINE")):
-                continue  # empty, or counted when the file was indexed
-            if row.startswith((b"INLINE ", b"INLINE\t")):
-                parsed_inline = line_parser.parse_inline(row)
-                if isinstance(parsed_inline, str):
-                    damaged.append((k, DamageKind.BAD_INLINE, parsed_inline))
-                    continue
-                call_file = -1 if parsed_inline.call_file_id is None else parsed_inline.call_file_id
-                for address, size in parsed_inline.ranges:
-                    inlinees.append(
-                        Inlinee(
-                            parsed_inline.depth,
-                            address,
-                            size,
-                            call_file,
-                            parsed_inline.call_line,
-                            parsed_inline.origin_id,
-                        )
-                    )
-                continue
-            if row.startswith(b"INLINE") or parsed_lines is not None:
-                continue  # INLINE_ORIGIN (indexed globally), a damaged keyword (counted), a line record
-            parsed = line_parser.parse_line_record(row)
-            if isinstance(parsed, str):
-                damaged.append((k, DamageKind.BAD_LINE, parsed))
-                continue
-            if _kept_line(parsed[0], parsed[1]):
-                lines.append(parsed)
-        block = FunctionBlock(lines, inlinees)
-        if damaged:
-            self._note_lazy_damage(start, damaged)
-        if keep:
-            self._remember(self._functions, i, block)
+        text = self._text
+        block = text.functions.get(i)
+        if block is None:
+            start = text.index.f_off[i]
+            block = parse_function_block(self._reader.read(start, text.index.f_block[i]), start)
+            if keep:
+                text.remember(text.functions, i, block)
+        if block.damaged:
+            self._note_lazy_damage(text.index.f_off[i], block.damaged)
         return block
 
     def _cfi_block(self, i: int, *, keep: bool = True) -> CfiBlock:
-        block = self._cfi.get(i)
-        if block is not None:
-            return block
-        ix = self._index
-        start, end = ix.c_off[i], ix.c_block[i]
-        raw = self._reader.read(start, end)
-        rows_raw = raw.split(b"\n")
-        init = line_parser.parse_stack_cfi_init(rows_raw[0].rstrip(b"\r"))
-        if isinstance(init, str):
-            raise _StaleIndex(f"no STACK CFI INIT record at offset {start}")
-        rows: list[tuple[int, bytes]] = []
-        damaged: list[tuple[int, DamageKind, str]] = []
-        for k, row in enumerate(rows_raw[1:], start=1):
-            if not row.startswith((b"STACK CFI ", b"STACK CFI\t")):
-                continue  # empty, or counted when the file was indexed
-            parsed = line_parser.parse_stack_cfi_raw(row)
-            if isinstance(parsed, str):
-                damaged.append((k, DamageKind.BAD_STACK_CFI, parsed))
-                continue
-            rows.append(parsed)
-        block = CfiBlock(CfiRow(init[0], init[2]), init[1], rows)
-        if damaged:
-            self._note_lazy_damage(start, damaged)
-        if keep:
-            self._remember(self._cfi, i, block)
+        text = self._text
+        block = text.cfi.get(i)
+        if block is None:
+            start = text.index.c_off[i]
+            block = parse_cfi_block(self._reader.read(start, text.index.c_block[i]), start)
+            if keep:
+                text.remember(text.cfi, i, block)
+        if block.damaged:
+            self._note_lazy_damage(text.index.c_off[i], block.damaged)
         return block
 
-    def _remember(self, cache: dict[int, Any], key: int, value: Any) -> None:
-        if len(cache) >= BLOCK_CACHE_SIZE:
-            try:
-                del cache[next(iter(cache))]
-            except (KeyError, StopIteration, RuntimeError):
-                pass
-        cache[key] = value
-
-    def _note_lazy_damage(self, block_offset: int, damaged: list[tuple[int, DamageKind, str]]) -> None:
+    def _note_lazy_damage(self, block_offset: int, damaged: tuple[Damaged, ...]) -> None:
         with self._lock:
             if block_offset in self._lazy_counted:
-                return  # this block was parsed before (and evicted, or not kept)
+                return  # this block was counted before
         first_line = self._line_number(block_offset)
         with self._lock:
             if block_offset in self._lazy_counted:
-                return  # another thread parsed it meanwhile
+                return  # another thread counted it meanwhile
             self._lazy_counted.add(block_offset)
             for k, kind, reason in damaged:
                 self._lazy_counts[kind] = self._lazy_counts.get(kind, 0) + 1
@@ -492,7 +420,8 @@ class SymbolFile:
         return number
 
     def _find_line(self, address: int) -> SourceLine | None:
-        i = self._function_index(address)
+        ix = self._text.index
+        i = covering(ix.f_start, ix.f_end, address)
         if i < 0:
             return None
         hit = self._function_block(i).line_at(address)
@@ -502,7 +431,8 @@ class SymbolFile:
         return SourceLine(line_address, size, line, file_id, self._file_name(file_id))
 
     def _find_inlines(self, address: int) -> tuple[InlineCall, ...]:
-        i = self._function_index(address)
+        ix = self._text.index
+        i = covering(ix.f_start, ix.f_end, address)
         if i < 0:
             return ()
         block = self._function_block(i)
@@ -527,7 +457,8 @@ class SymbolFile:
 
     def _symbolize(self, address: int) -> FrameSymbol | None:
         """rust-minidump's SymbolFile::fill_symbol, then minidump-unwind's reversal of the inlines."""
-        i = self._function_index(address)
+        ix = self._text.index
+        i = covering(ix.f_start, ix.f_end, address)
         if i < 0:
             public = self._public(address)
             if public is None:
@@ -540,41 +471,35 @@ class SymbolFile:
         parameter_size = win.parameter_size if win is not None else func.parameter_size
         block = self._function_block(i)
         innermost = block.line_at(address)
-
-        def call_site_file(file_id: int) -> str | None:
-            # old INLINE syntax (-1): no call-site file; Breakpad shows the line record's file
-            if file_id < 0:
-                return None if innermost is None else self._file_name(innermost[3])
-            return self._file_name(file_id)
-
-        source_file = source_line = source_base = None
-        inlines: list[InlineFrameSymbol] = []
         outer = block.inlinee_at(0, address)
-        if outer is not None:
-            outer_file = call_site_file(outer.call_file_id)
-            if outer_file is not None:
-                source_file, source_line, source_base = outer_file, outer.call_line, outer.address
-            origin = outer.origin_id
-            depth = 1
-            while (inlinee := block.inlinee_at(depth, address)) is not None:
-                name = self._origin_name(origin)
-                if name is not None:
-                    inlines.append(
-                        InlineFrameSymbol(name, call_site_file(inlinee.call_file_id), inlinee.call_line)
-                    )
-                origin = inlinee.origin_id
-                depth += 1
+        if outer is None:  # no inlines: the line record's location, when its file is known
+            file = None if innermost is None else self._file_name(innermost[3])
+            if innermost is None or file is None:
+                return FrameSymbol(func.name, func.address, parameter_size, multiple=func.multiple)
+            line_address, _, line, _ = innermost
+            return FrameSymbol(
+                func.name, func.address, parameter_size, file, line, line_address, multiple=func.multiple
+            )
+        source_file = source_line = source_base = None
+        outer_file = self._call_site_file(outer.call_file_id, innermost)
+        if outer_file is not None:
+            source_file, source_line, source_base = outer_file, outer.call_line, outer.address
+        inlines: list[InlineFrameSymbol] = []
+        origin = outer.origin_id
+        depth = 1
+        while (inlinee := block.inlinee_at(depth, address)) is not None:
             name = self._origin_name(origin)
             if name is not None:
-                if innermost is None:
-                    inlines.append(InlineFrameSymbol(name, None, None))
-                else:
-                    file = self._file_name(innermost[3])
-                    inlines.append(InlineFrameSymbol(name, file, innermost[2] or None))
-        elif innermost is not None:
-            file = self._file_name(innermost[3])
-            if file is not None:
-                source_file, source_line, source_base = file, innermost[2], innermost[0]
+                call_file = self._call_site_file(inlinee.call_file_id, innermost)
+                inlines.append(InlineFrameSymbol(name, call_file, inlinee.call_line))
+            origin = inlinee.origin_id
+            depth += 1
+        name = self._origin_name(origin)
+        if name is not None:
+            if innermost is None:
+                inlines.append(InlineFrameSymbol(name, None, None))
+            else:
+                inlines.append(InlineFrameSymbol(name, self._file_name(innermost[3]), innermost[2] or None))
         inlines.reverse()
         return FrameSymbol(
             func.name,
@@ -587,18 +512,19 @@ class SymbolFile:
             multiple=func.multiple,
         )
 
+    def _call_site_file(self, file_id: int, innermost: tuple[int, int, int, int] | None) -> str | None:
+        # old INLINE syntax (-1): no call-site file; Breakpad shows the line record's file
+        if file_id < 0:
+            return None if innermost is None else self._file_name(innermost[3])
+        return self._file_name(file_id)
+
     def _find_cfi(self, address: int) -> CfiLookup | None:
-        ix = self._index
+        ix = self._text.index
         i = covering(ix.c_start, ix.c_end, address)
-        if i < 0:
-            return None
-        block = self._cfi_block(i)
-        applied = bisect_right(block.row_addresses, address)
-        rules, error = compose_cfi_rules([block.init.rules, *(row.rules for row in block.rows[:applied])])
-        return CfiLookup(block.init, block.size, block.rows, applied, rules, error)
+        return None if i < 0 else self._cfi_block(i).lookup(address)
 
     def _find_stack_win(self, address: int) -> StackWinRecord | None:
-        ix = self._index
+        ix = self._text.index
         for starts, ends, offsets in (
             (ix.w4_start, ix.w4_end, ix.w4_off),
             (ix.w0_start, ix.w0_end, ix.w0_off),
@@ -608,7 +534,7 @@ class SymbolFile:
                 w = self._record(offsets[i], line_parser.parse_stack_win)
                 win_type = w.win_type
                 if win_type is None or w.address != starts[i]:
-                    raise _StaleIndex(f"STACK WIN at offset {offsets[i]} is not the indexed record")
+                    raise StaleIndex(f"STACK WIN at offset {offsets[i]} is not the indexed record")
                 return StackWinRecord(
                     win_type,
                     w.address,
@@ -627,49 +553,85 @@ class SymbolFile:
         return None
 
     def _file_name(self, file_id: int) -> str | None:
-        ix = self._index
-        return self._name(
-            file_id,
-            self._files,
-            ix.file_id,
-            ix.file_off,
-            parse=line_parser.parse_file,
-            name_of=lambda f: f[1],
-        )
+        """The name in the FILE record `file_id` (None: there is none)."""
+        text = self._text
+        files = text.files
+        if file_id in files:
+            return files[file_id]
+        ix = text.index
+        i = bisect_right(ix.file_id, file_id) - 1
+        name = None
+        if i >= 0 and ix.file_id[i] == file_id:
+            name = self._record(ix.file_off[i], line_parser.parse_file)[1]
+        return text.remember(files, file_id, name)
 
     def _origin_name(self, origin_id: int) -> str | None:
-        ix = self._index
-        return self._name(
-            origin_id,
-            self._origins,
-            ix.origin_id,
-            ix.origin_off,
-            parse=line_parser.parse_inline_origin,
-            name_of=lambda o: o.name if self._shown is None else self._shown(o.name),
-        )
-
-    def _name(
-        self,
-        wanted: int,
-        names: dict[int, str | None],
-        ids: Sequence[int],
-        offsets: Sequence[int],
-        *,
-        parse: Callable[[bytes], _T | str],
-        name_of: Callable[[_T], str],
-    ) -> str | None:
-        """The name in the FILE / INLINE_ORIGIN record numbered `wanted` (None: there is none).
-
-        `ids` are the sorted record numbers, `offsets` their lines; `names` remembers the answers.
-        """
-        if wanted in names:
-            return names[wanted]
-        i = bisect_right(ids, wanted) - 1
+        """The name in the INLINE_ORIGIN record `origin_id` (None: there is none), as shown."""
+        text = self._text
+        origins = text.origins
+        if origin_id in origins:
+            return origins[origin_id]
+        ix = text.index
+        i = bisect_right(ix.origin_id, origin_id) - 1
         name = None
-        if i >= 0 and ids[i] == wanted:
-            name = name_of(self._record(offsets[i], parse))
-        names[wanted] = name
-        return name
+        if i >= 0 and ix.origin_id[i] == origin_id:
+            name = self._record(ix.origin_off[i], line_parser.parse_inline_origin).name
+            if text.shown is not None:
+                name = text.shown(name)
+        return text.remember(origins, origin_id, name)
+
+
+def _read_info(offsets: Sequence[int], line: Callable[[int], bytes]) -> SymbolInfo:
+    """The file's INFO lines, at `offsets` (`line` reads the line at an offset)."""
+    values: dict[str, str] = {}
+    code_file = None
+    cfi_sources: list[str] = []
+    for offset in offsets:
+        parsed = line_parser.parse_info(line(offset))
+        if isinstance(parsed, str):
+            continue
+        if parsed.key == "CFI_SOURCE":
+            cfi_sources.append(parsed.value)
+        values[parsed.key] = parsed.value
+        if parsed.key == "CODE_ID":
+            code_id, _, rest = parsed.value.partition(" ")
+            values["CODE_ID"] = code_id
+            code_file = rest.strip() or None
+    return SymbolInfo(
+        values.get("CODE_ID"),
+        code_file,
+        values.get("GENERATOR"),
+        values.get("URL"),
+        tuple(cfi_sources),
+        values.get("NAMES") == "mangled",
+    )
+
+
+#: the path a file was opened by -> (the (device, inode, size, mtime) of the file found there, its
+#: identity), for the whole process: every dump of a batch opens the same files, and the real path
+#: costs an `lstat` per component. Kept for files that had settled (`cache.settled`): the same
+#: inode, size and time then mean the same text (the rule the index cache itself follows).
+_IDENTITIES: dict[str, tuple[tuple[int, int, int, int], SymbolIdentity]] = {}
+_IDENTITIES_LOCK = _thread.allocate_lock()
+#: paths kept at most (the oldest goes first)
+MAX_KEPT_IDENTITIES = 4096
+
+
+def _identity(path: str, st: os.stat_result, reader: TextReader) -> SymbolIdentity:
+    """The identity of the file opened at `path` (`st`: its `fstat`; `reader`: its text)."""
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    known = _IDENTITIES.get(path)
+    if known is not None and known[0] == key:
+        return known[1]
+    identity = SymbolIdentity(
+        os.path.realpath(path), st.st_size, st.st_mtime_ns, reader.line_at(0, limit=MAX_MODULE_LINE)
+    )
+    if settled(st.st_mtime_ns):
+        with _IDENTITIES_LOCK:
+            while len(_IDENTITIES) >= MAX_KEPT_IDENTITIES:
+                del _IDENTITIES[next(iter(_IDENTITIES))]
+            _IDENTITIES[path] = (key, identity)
+    return identity
 
 
 def _build(
@@ -687,8 +649,3 @@ def _build(
         return IndexImage(raw, identity, verify_checksum=False), stored
     except SymbolError as exc:  # the builder wrote something the reader rejects: a bug
         raise SymbolError(f"internal error: fresh symbol index of {identity.path} is invalid: {exc}") from exc
-
-
-def _kept_line(address: int, size: int) -> bool:
-    """rust-minidump drops empty (and overflowing) line records."""
-    return size != 0 and address + size - 1 <= U64_MAX

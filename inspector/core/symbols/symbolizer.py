@@ -25,7 +25,7 @@ The modules' files stay open until `close()`.
 
 from __future__ import annotations
 
-import threading
+import _thread
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.record import record
@@ -56,7 +56,7 @@ class _Entry:
     __slots__ = ("lock", "result")
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = _thread.allocate_lock()
         self.result: ModuleSymbols | None = None
 
 
@@ -71,7 +71,7 @@ class Symbolizer:
         #: entries with a result, a count that only grows: progress displays compare it after every
         #: frame, without the lock (`progress` takes it for a consistent pair)
         self.loads_finished = 0
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     # ---- what the stackwalker calls ------------------------------------------------
 

@@ -31,7 +31,15 @@ from collections.abc import Iterable, Sequence
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
 from inspector.core.record import record
-from inspector.core.symbols.cache import path_text, settled, write_atomically
+from inspector.core.symbols.cache import (
+    Witness,
+    absence_witness,
+    path_text,
+    present_witness,
+    settled,
+    witnesses_hold,
+    write_atomically,
+)
 from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, has_debug_id, leaf, match
 from inspector.core.symbols.objects.errors import ObjectUnreadable
 
@@ -153,6 +161,16 @@ _SCANS_LOCK = _thread.allocate_lock()
 #: folders kept at most (a long GUI session may meet many; the oldest is dropped)
 MAX_KEPT_SCANS = 64
 
+#: (library folders, debug root, module identity) -> what `find_local(on_machine=True)` found
+#: (objects, paths looked at) and the witnesses of those paths, for the whole process: a module's
+#: files on this machine (and their absence) are the same for every dump while none changes
+_ON_MACHINE: dict[
+    tuple[object, ...], tuple[tuple[FoundObject, ...], tuple[str, ...], tuple[Witness, ...]]
+] = {}
+_ON_MACHINE_LOCK = _thread.allocate_lock()
+#: answers kept at most (the oldest goes first)
+MAX_KEPT_ANSWERS = 4096
+
 
 def named_by_pe(module: ModuleIdentity, objects: Sequence[FoundObject]) -> ModuleIdentity:
     """The module as its PE's CodeView record names it, when the dump names no debug id.
@@ -225,19 +243,44 @@ class ObjectSources:
                     ):
                         found.append(FoundObject(entry.path, "symbol path", matched_by=MatchedBy.CODE_ID))
         elif self.local_modules:
-            candidates = self._local_candidates(module)
-            looked = [path for path, _ in candidates]
-            seen: set[tuple[int, int]] = set()
-            for candidate, st in candidates:
-                if st is None:
-                    continue  # no file there
-                if (st.st_dev, st.st_ino) in seen:
-                    continue  # /lib is /usr/lib on merged-/usr systems: one file, read once
-                seen.add((st.st_dev, st.st_ino))
-                identity = self.identity(candidate, quiet=True, st=st)
-                by = next((b for d, c in identity if (b := matched(module, candidate, d, c))), None)
-                if by is not None:
-                    found.append(FoundObject(candidate, "module file on this machine", matched_by=by))
+            return self._on_machine(module)
+        return found, looked
+
+    def _on_machine(self, module: ModuleIdentity) -> tuple[list[FoundObject], list[str]]:
+        """`find_local(on_machine=True)`: kept for the process with the witnesses of the files looked
+        at (`_ON_MACHINE`), as every dump of a batch asks about the same modules."""
+        key = (
+            self.library_dirs,
+            self.debug_root,
+            module.debug_file,
+            module.debug_id,
+            module.code_file,
+            module.code_id,
+        )
+        known = _ON_MACHINE.get(key)
+        if known is not None and witnesses_hold(known[2]):
+            return list(known[0]), list(known[1])
+        found: list[FoundObject] = []
+        candidates = self._local_candidates(module)
+        looked = [path for path, _ in candidates]
+        seen: set[tuple[int, int]] = set()
+        for candidate, st in candidates:
+            if st is None:
+                continue  # no file there
+            if (st.st_dev, st.st_ino) in seen:
+                continue  # /lib is /usr/lib on merged-/usr systems: one file, read once
+            seen.add((st.st_dev, st.st_ino))
+            identity = self.identity(candidate, quiet=True, st=st)
+            by = next((b for d, c in identity if (b := matched(module, candidate, d, c))), None)
+            if by is not None:
+                found.append(FoundObject(candidate, "module file on this machine", matched_by=by))
+        witnesses = {path: present_witness(path) or absence_witness(path) for path in looked}
+        if all(witnesses.values()):
+            with _ON_MACHINE_LOCK:
+                while len(_ON_MACHINE) >= MAX_KEPT_ANSWERS:
+                    del _ON_MACHINE[next(iter(_ON_MACHINE))]
+                kept = tuple(dict(w for w in witnesses.values() if w).items())
+                _ON_MACHINE[key] = (tuple(found), tuple(looked), kept)
         return found, looked
 
     def _local_candidates(self, module: ModuleIdentity) -> list[tuple[str, os.stat_result | None]]:
