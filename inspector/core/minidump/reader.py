@@ -8,6 +8,7 @@ count found in the file: callers check counts against the bytes that exist
 
 from __future__ import annotations
 
+import codecs
 import struct
 from collections.abc import Callable
 from functools import lru_cache
@@ -64,31 +65,27 @@ class ByteSource:
     `TEXT_BUDGET` or 4x the file's size; past that a string is `BadData`.
     """
 
-    __slots__ = ("_strings", "_text_budget", "_u32", "data", "endian", "size")
+    __slots__ = ("_strings", "_text_budget", "_u32", "_utf16", "data", "endian", "size")
 
     def __init__(self, data: memoryview, endian: str = "<") -> None:
         self.data = data
         self.size = len(data)
         self.endian = endian
         self._u32 = _compiled(endian + "I").unpack_from
+        # the codec's own function: `bytes.decode("utf-16-le")` goes through the codec registry
+        # and a Python wrapper for every module, thread and annotation name
+        self._utf16 = codecs.utf_16_le_decode if endian == "<" else codecs.utf_16_be_decode
         self._strings: dict[tuple[int, bool], str] = {}
         self._text_budget = max(TEXT_BUDGET, 4 * self.size)
 
-    def _text(self, offset: int, utf8: bool, raw: memoryview, encoding: str) -> str:
-        key = (offset, utf8)
-        text = self._strings.get(key)
-        if text is not None:
-            return text
-        if len(raw) > self._text_budget:
+    def _check_budget(self, offset: int, size: int) -> None:
+        """`BadData` when `size` more bytes of text are past the budget (spent once decoded)."""
+        if size > self._text_budget:
             raise BadData(
-                f"string of {len(raw)} bytes at {offset:#x} is past this dump's budget for text "
+                f"string of {size} bytes at {offset:#x} is past this dump's budget for text "
                 "(many records name long strings)",
                 offset=offset,
             )
-        text = bytes(raw).decode(encoding)
-        self._text_budget -= len(raw)
-        self._strings[key] = text
-        return text
 
     def struct(self, fmt: str) -> struct.Struct:
         """A compiled struct for `fmt` in this dump's byte order."""
@@ -121,14 +118,21 @@ class ByteSource:
 
     def utf16_string(self, offset: int) -> str:
         """A MINIDUMP_STRING: u32 byte length then UTF-16 (strict: bad surrogates are an error)."""
+        text = self._strings.get((offset, False))
+        if text is not None:
+            return text
         length = self.u32(offset)
         if length % 2:
             raise BadData(f"UTF-16 string at {offset:#x} has odd byte length {length}", offset=offset)
         raw = self.slice(offset + 4, length, "UTF-16 string")
+        self._check_budget(offset, length)
         try:
-            return self._text(offset, False, raw, "utf-16-le" if self.endian == "<" else "utf-16-be")
+            text = self._utf16(raw, "strict", True)[0]
         except UnicodeDecodeError as exc:
             raise BadData(f"UTF-16 string at {offset:#x} is not valid UTF-16", offset=offset) from exc
+        self._text_budget -= length
+        self._strings[offset, False] = text
+        return text
 
     def utf8_string(self, offset: int, *, terminated: bool) -> str:
         """A MINIDUMP_UTF8_STRING: u32 length, bytes, and (if `terminated`) a NUL after them."""
@@ -136,10 +140,17 @@ class ByteSource:
         raw = self.slice(offset + 4, length, "UTF-8 string")
         if terminated and (not self.has(offset + 4 + length, 1) or self.data[offset + 4 + length] != 0):
             raise BadData(f"UTF-8 string at {offset:#x} is not NUL-terminated", offset=offset)
+        text = self._strings.get((offset, True))
+        if text is not None:
+            return text
+        self._check_budget(offset, length)
         try:
-            return self._text(offset, True, raw, "utf-8")
+            text = str(raw, "utf-8")
         except UnicodeDecodeError as exc:
             raise BadData(f"UTF-8 string at {offset:#x} is not valid UTF-8", offset=offset) from exc
+        self._text_budget -= length
+        self._strings[offset, True] = text
+        return text
 
 
 class Cursor:
