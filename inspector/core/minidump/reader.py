@@ -96,7 +96,7 @@ class ByteSource:
 
     def slice(self, offset: int, size: int, what: str = "data") -> memoryview:
         """`size` bytes at `offset`, or `BadRva` when they are not all in the file."""
-        if not self.has(offset, size):
+        if offset < 0 or size < 0 or offset + size > self.size:  # `has`, without a call: hot
             raise BadRva(
                 f"{what} of {size} bytes at {offset:#x} is outside the file ({self.size:#x} bytes)",
                 offset=offset,
@@ -111,7 +111,7 @@ class ByteSource:
         return values
 
     def u32(self, offset: int) -> int:
-        if not self.has(offset, 4):
+        if offset < 0 or offset + 4 > self.size:  # `has`, without a call: hot
             raise BadRva(f"u32 at {offset:#x} is outside the file", offset=offset)
         value: int = self._u32(self.data, offset)[0]
         return value
