@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import stat
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -22,6 +21,7 @@ from inspector.core.logs import get_logger
 from inspector.core.minidump import context as context_mod
 from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.errors import (
+    READ_FLAGS,
     BadData,
     BadRva,
     DirectoryTruncated,
@@ -31,6 +31,7 @@ from inspector.core.minidump.errors import (
     StreamProblem,
     UnreadableFile,
     VersionMismatch,
+    check_openable,
 )
 from inspector.core.minidump.exception import (
     ExceptionStream,
@@ -98,14 +99,6 @@ def _describe_non_minidump(data: memoryview) -> str:
     from inspector.core.minidump.file_kinds import describe_non_minidump
 
     return describe_non_minidump(bytes(data[:65536]))
-
-
-def _regular_or_absent(path: Path) -> bool:
-    """False for a path that exists and is not a regular file (a pipe, socket or device)."""
-    try:
-        return stat.S_ISREG(path.stat().st_mode)
-    except OSError:
-        return True  # missing or not accessible: opening it says so
 
 
 class Minidump(ProcessFacts):
@@ -180,24 +173,21 @@ class Minidump(ProcessFacts):
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Minidump:
         """Memory-map the file at `path` (read-only) and read its header and directory."""
-        p = Path(path)
-        if p.is_dir():
-            raise UnreadableFile(f"{p} is a directory, not a minidump file")
-        if not _regular_or_absent(p):
-            # opening a named pipe for reading would wait for a writer, for ever
-            raise UnreadableFile(f"{p} is not a regular file (a pipe, socket or device), not a minidump file")
+        p = path if isinstance(path, Path) else Path(path)
+        check_openable(p)
         try:
-            f = p.open("rb")
+            fd = os.open(p, READ_FLAGS)
         except FileNotFoundError:
             raise UnreadableFile(f"{p}: no such file") from None
         except OSError as exc:
             raise UnreadableFile(f"{p}: cannot open ({exc.strerror or exc})") from None
-        with f:
-            try:
-                size = os.fstat(f.fileno()).st_size
-                mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else None
-            except (OSError, ValueError) as exc:
-                raise UnreadableFile(f"{p}: cannot map the file ({exc})") from None
+        try:
+            size = os.fstat(fd).st_size
+            mapping = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
+        except (OSError, ValueError) as exc:
+            raise UnreadableFile(f"{p}: cannot map the file ({exc})") from None
+        finally:
+            os.close(fd)
         data = memoryview(mapping) if mapping is not None else memoryview(b"")
         try:
             return cls(data, path=p, mapping=mapping)
@@ -434,8 +424,9 @@ class Minidump(ProcessFacts):
 
     def parse_all(self) -> None:
         """Parse every stream this reader knows, so `problems` is complete."""
-        for name in _STREAM_PROPERTIES:
-            getattr(self, name)
+        for stream_type, name in _STREAM_PROPERTIES:
+            if stream_type in self.streams:  # an absent stream has no damage to report
+                getattr(self, name)
 
     # -- CPU contexts --
 
@@ -670,31 +661,31 @@ class Minidump(ProcessFacts):
 
 
 _STREAM_PROPERTIES = (
-    "system_info",
-    "misc_info",
-    "thread_list",
-    "thread_names",
-    "thread_info_list",
-    "module_list",
-    "unloaded_module_list",
-    "memory_list",
-    "memory64_list",
-    "memory_info_list",
-    "exception",
-    "handle_data",
-    "breakpad_info",
-    "assertion",
-    "crashpad_info",
-    "linux_cpu_info",
-    "linux_proc_status",
-    "linux_lsb_release",
-    "linux_cmd_line",
-    "linux_environ",
-    "linux_auxv",
-    "linux_maps",
-    "linux_dso_debug",
-    "mac_crash_info",
-    "mac_bootargs",
-    "linux_limits",
-    "soft_errors",
+    (StreamType.SystemInfoStream, "system_info"),
+    (StreamType.MiscInfoStream, "misc_info"),
+    (StreamType.ThreadListStream, "thread_list"),
+    (StreamType.ThreadNamesStream, "thread_names"),
+    (StreamType.ThreadInfoListStream, "thread_info_list"),
+    (StreamType.ModuleListStream, "module_list"),
+    (StreamType.UnloadedModuleListStream, "unloaded_module_list"),
+    (StreamType.MemoryListStream, "memory_list"),
+    (StreamType.Memory64ListStream, "memory64_list"),
+    (StreamType.MemoryInfoListStream, "memory_info_list"),
+    (StreamType.ExceptionStream, "exception"),
+    (StreamType.HandleDataStream, "handle_data"),
+    (StreamType.BreakpadInfoStream, "breakpad_info"),
+    (StreamType.AssertionInfoStream, "assertion"),
+    (StreamType.CrashpadInfoStream, "crashpad_info"),
+    (StreamType.LinuxCpuInfo, "linux_cpu_info"),
+    (StreamType.LinuxProcStatus, "linux_proc_status"),
+    (StreamType.LinuxLsbRelease, "linux_lsb_release"),
+    (StreamType.LinuxCmdLine, "linux_cmd_line"),
+    (StreamType.LinuxEnviron, "linux_environ"),
+    (StreamType.LinuxAuxv, "linux_auxv"),
+    (StreamType.LinuxMaps, "linux_maps"),
+    (StreamType.LinuxDsoDebug, "linux_dso_debug"),
+    (StreamType.MozMacosCrashInfoStream, "mac_crash_info"),
+    (StreamType.MozMacosBootargsStream, "mac_bootargs"),
+    (StreamType.MozLinuxLimits, "linux_limits"),
+    (StreamType.MozSoftErrors, "soft_errors"),
 )

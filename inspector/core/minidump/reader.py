@@ -231,6 +231,11 @@ def location_problem(source: ByteSource, rva: int, size: int, what: str, at: int
     """A `BadRva` (at `at`, the descriptor's offset) when `size` bytes at `rva` are not all in the file."""
     if source.has(rva, size):
         return None
+    return outside_problem(source, rva, size, what, at)
+
+
+def outside_problem(source: ByteSource, rva: int, size: int, what: str, at: int) -> BadRva:
+    """The `BadRva` of `location_problem` for bytes known not to be all in the file."""
     present = max(0, min(size, source.size - rva))
     where = f"partly outside the file (the first {present:#x} are in it)" if present else "outside the file"
     return BadRva(f"{what} of {size:#x} bytes at {rva:#x} is {where}", offset=at)
