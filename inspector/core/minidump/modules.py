@@ -397,25 +397,17 @@ _CV_STRUCTS = {
 }
 
 
-@record
-class _CodeViewFacts:
-    """A CodeView record and what a module takes from it, worked out once per record location."""
-
-    codeview: CodeView
-    debug_identifier: DebugId | None
-    #: the code id it gives on every OS but macOS / iOS ('' for none); None: the Windows style
-    code_id: str | None
-    #: the code id on macOS / iOS
-    apple_code_id: str | None
-    #: the debug file ('' for none); None: the module's code file (ELF)
-    debug_file: str | None
+#: What a module takes from a CodeView record (a tuple: one is read for every module): the record,
+#: its debug id, the code id it gives (None: the Windows style), the code id on macOS / iOS, and
+#: the debug file (None: the module's own file).
+_CodeViewFacts = tuple[CodeView, "DebugId | None", "str | None", "str | None", "str | None"]
 
 
 def _codeview_facts(source: ByteSource, rva: int, size: int) -> _CodeViewFacts:
     """The CodeView record at `rva` and the identifiers rust-minidump derives from it (see the
     module's docstring): the debug id (none for an all-zero PDB 7.0 GUID or ELF build id), the
     code id, the debug file (the PDB name; for ELF the module's own file)."""
-    raw = bytes(source.slice(rva, size, "CodeView record"))
+    raw = source.copy(rva, size, "CodeView record")
     if len(raw) < 4:
         raise StreamTruncated(f"CodeView record at {rva:#x} is shorter than its signature", offset=rva)
     signature_struct, pdb70_struct, pdb20_struct, guid_struct = _CV_STRUCTS[source.endian]
@@ -428,25 +420,25 @@ def _codeview_facts(source: ByteSource, rva: int, size: int) -> _CodeViewFacts:
         pdb70 = CodeViewPdb70(signature, Guid(data1, data2, data3, data4), age, raw[24:])
         uuid = _UUID_FIELDS.pack(data1, data2, data3) + data4
         identifier = None if uuid == _NO_UUID else DebugId(uuid, age)
-        return _CodeViewFacts(pdb70, identifier, None, uuid.hex(), nul_terminated(raw[24:]))
+        return pdb70, identifier, None, uuid.hex(), nul_terminated(raw[24:])
     if signature == _PDB20:
         if len(raw) < 16:
             raise StreamTruncated(f"PDB 2.0 record at {rva:#x} has {len(raw)} bytes", offset=rva)
         cv_offset, sig, age = pdb20_struct.unpack_from(raw, 4)
         pdb20 = CodeViewPdb20(signature, cv_offset, sig, age, raw[16:])
         identifier = DebugId(sig.to_bytes(4, "big") + bytes(12), age, pdb20=True)
-        return _CodeViewFacts(pdb20, identifier, None, None, nul_terminated(raw[16:]))
+        return pdb20, identifier, None, None, nul_terminated(raw[16:])
     if signature == _ELF:
         build_id = raw[4:]
         elf = CodeViewElf(signature, build_id)
         if not any(build_id):
-            return _CodeViewFacts(elf, None, "", "", None)
+            return elf, None, "", "", None
         # the first 16 bytes (zero-padded) read as a GUID in the dump's byte order, age 0
         padded = build_id[:16].ljust(16, b"\0")
         uuid = _UUID_FIELDS.pack(*guid_struct.unpack_from(padded)) + padded[8:]
         code_id = build_id.hex()
-        return _CodeViewFacts(elf, DebugId(uuid, 0), code_id, code_id, None)
-    return _CodeViewFacts(CodeViewUnknown(raw), None, "", "", "")
+        return elf, DebugId(uuid, 0), code_id, code_id, None
+    return CodeViewUnknown(raw), None, "", "", ""
 
 
 _PDB70, _PDB20, _ELF = int(CvSignature.PDB70), int(CvSignature.PDB20), int(CvSignature.ELF)
@@ -475,7 +467,6 @@ def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
     windows_style_version = apple or os is Os.WINDOWS
     no_codeview_code_id = os is Os.WINDOWS  # a Windows module without CodeView: the Windows style
     modules = []
-    versions: dict[tuple[int, ...], VersionInfo] = {_NO_VERSION_FIELDS: _NO_VERSION}
     # records of one CodeView location are read once: a hostile list may point thousands of
     # modules at one big record (see ByteSource on shared strings)
     codeviews: dict[tuple[int, int], _CodeViewFacts | BadRva | StreamTruncated] = {}
@@ -508,7 +499,7 @@ def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
                 except (BadRva, StreamTruncated) as exc:
                     read = exc
                 codeviews[cv_size, cv_rva] = read
-            if isinstance(read, _CodeViewFacts):
+            if isinstance(read, tuple):
                 facts = read
             else:
                 ctx.report(
@@ -519,14 +510,12 @@ def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
         debug_file = ""
         own_code_id: str | None = None if no_codeview_code_id else ""
         if facts is not None:
-            codeview, identifier = facts.codeview, facts.debug_identifier
-            debug_file = name if facts.debug_file is None else facts.debug_file
-            own_code_id = facts.apple_code_id if apple else facts.code_id
+            codeview, identifier, code_id_elsewhere, apple_code_id, facts_debug_file = facts
+            debug_file = name if facts_debug_file is None else facts_debug_file
+            own_code_id = apple_code_id if apple else code_id_elsewhere
         code_id = f"{stamp:08x}{size:x}" if own_code_id is None else own_code_id
         version_fields = f[5:18]
-        version_info = versions.get(version_fields)
-        if version_info is None:
-            version_info = versions[version_fields] = VersionInfo(*version_fields)
+        version_info = _NO_VERSION if version_fields == _NO_VERSION_FIELDS else VersionInfo(*version_fields)
         version = None
         if f[5] == VS_FFI_SIGNATURE and f[6] == VS_FFI_STRUCVERSION:
             hi, lo = f[7], f[8]

@@ -97,11 +97,19 @@ class ByteSource:
     def slice(self, offset: int, size: int, what: str = "data") -> memoryview:
         """`size` bytes at `offset`, or `BadRva` when they are not all in the file."""
         if offset < 0 or size < 0 or offset + size > self.size:  # `has`, without a call: hot
-            raise BadRva(
-                f"{what} of {size} bytes at {offset:#x} is outside the file ({self.size:#x} bytes)",
-                offset=offset,
-            )
+            raise self._outside(offset, size, what)
         return self.data[offset : offset + size]
+
+    def copy(self, offset: int, size: int, what: str = "data") -> bytes:
+        """`slice`'s bytes, copied."""
+        if offset < 0 or size < 0 or offset + size > self.size:
+            raise self._outside(offset, size, what)
+        return self.data[offset : offset + size].tobytes()
+
+    def _outside(self, offset: int, size: int, what: str) -> BadRva:
+        return BadRva(
+            f"{what} of {size} bytes at {offset:#x} is outside the file ({self.size:#x} bytes)", offset=offset
+        )
 
     def unpack(self, fmt: str, offset: int, what: str = "record") -> tuple[int, ...]:
         s = self.struct(fmt)
