@@ -90,6 +90,8 @@ if TYPE_CHECKING:  # imported when a dump has one of their streams (`_lacks`)
 
 log = get_logger(__name__)
 
+_UNPARSED = object()  # what `_stream` finds in the cache for a stream not parsed yet
+
 #: Exceptions a parser may hit on hostile bytes that are not our own errors; turned into problems.
 _PARSE_FAILURES = (struct.error, IndexError, ValueError, OverflowError, KeyError, UnicodeDecodeError)
 
@@ -368,6 +370,11 @@ class Minidump(ProcessFacts):
     # ---- lazy stream parsing -------------------------------------------------------------------
 
     def _stream(self, key: str, stream_type: int, parse: Callable[[StreamContext], T]) -> T | None:
+        # A stream parsed already is read without the lock (a dict read is atomic; `close`
+        # empties the cache, so a closed dump still raises below): the facts ask dozens of times.
+        cached = self._cache.get(key, _UNPARSED)
+        if cached is not _UNPARSED:
+            return cached  # type: ignore[return-value]
         with self._lock:
             if self._closed:
                 raise DumpClosed(f"{self!r} is closed")

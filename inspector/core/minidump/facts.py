@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from inspector.core.minidump.threads import ThreadList, ThreadNames
 
 
+_UNSET = object()  # a fact not worked out yet
+
+
 class ProcessFacts:
     """The processor's view of a dump, as properties of `Minidump` (which provides the streams)."""
 
@@ -174,6 +177,9 @@ class ProcessFacts:
     @property
     def memory(self) -> MemoryView:
         """All captured memory: Memory64List and MemoryList regions (overlaps dropped as rust-minidump)."""
+        view = self._cache.get("memory")  # built already: no lock (see `Minidump._stream`)
+        if isinstance(view, MemoryView):
+            return view
         with self._lock:
             if self._closed:
                 raise DumpClosed(f"{self!r} is closed")
@@ -226,6 +232,9 @@ class ProcessFacts:
         thread id, not counting the Breakpad dump-writing thread.
         """
         # cached: `thread_context` asks once per thread, and a scan per call is quadratic
+        index = self._cache.get("crashing_thread_index", _UNSET)  # no lock (see `Minidump._stream`)
+        if index is not _UNSET:
+            return index if isinstance(index, int) else None
         with self._lock:
             if "crashing_thread_index" in self._cache:
                 index = self._cache["crashing_thread_index"]
