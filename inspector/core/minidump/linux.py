@@ -381,7 +381,7 @@ def parse_linux_auxv(ctx: StreamContext, pointer_width: int) -> LinuxAuxv:
     count = len(raw) // (2 * width)
     if len(raw) % (2 * width):
         ctx.note(f"auxv has {len(raw)} bytes, not a multiple of {2 * width}")
-    entries = tuple(record.unpack_from(raw, i * 2 * width) for i in range(count))
+    entries = tuple(record.iter_unpack(raw[: count * 2 * width]))
     return LinuxAuxv(raw, entries)
 
 

@@ -255,13 +255,10 @@ def _address_index(spans: Sequence[tuple[int, int]]) -> tuple[list[int], list[in
 
     Returns (starts, inclusive ends, indexes into the original sequence).
     """
-    ranged = sorted(
-        (
-            (base, base + size - 1, i)
-            for i, (base, size) in enumerate(spans)
-            if size and base + size <= 1 << 64
-        ),
-    )
+    ranged = [
+        (base, base + size - 1, i) for i, (base, size) in enumerate(spans) if size and base + size <= 1 << 64
+    ]
+    ranged.sort()
     starts: list[int] = []
     ends: list[int] = []
     indexes: list[int] = []

@@ -437,7 +437,7 @@ def parse_misc_info(ctx: StreamContext) -> MiscInfo:
             xstate_size_of_info=size_of_info,
             xstate_context_size=context_size,
             xstate_enabled_features=enabled,
-            xstate_features=tuple((feats[2 * i], feats[2 * i + 1]) for i in range(64)),
+            xstate_features=tuple(zip(feats[0::2], feats[1::2], strict=True)),
             process_cookie_raw=cur.u32("process cookie"),
         )
     return MiscInfo(version, *base, **info)  # type: ignore[arg-type]

@@ -108,7 +108,7 @@ def unwalked_state(
     requesting = dump.crashing_thread_index
     writer = dump.dump_thread_id
     threads = tuple(_unwalked_thread(dump, thread, starts[thread.index], writer) for thread in dump.threads)
-    modules = tuple(ModuleEntry(i, module) for i, module in enumerate(dump.modules))
+    modules = tuple([ModuleEntry(i, module) for i, module in enumerate(dump.modules)])
     lsb = dump.lsb_release if _usable(dump, StreamType.LinuxLsbRelease) else None
     limits = dump.linux_limits if _usable(dump, StreamType.MozLinuxLimits) else None
     soft = dump.soft_errors if _usable(dump, StreamType.MozSoftErrors) else None

@@ -220,7 +220,8 @@ def _frame(frame: StackFrame, hexa: _Hex) -> dict[str, JsonValue]:
             {"file": inline.file, "function": inline.function, "line": inline.line}
             for inline in frame.inlines
         ]
-        or None,
+        if frame.inlines
+        else None,
         "line": None if symbol is None else symbol.source_line,
         "missing_symbols": symbol is None,
         "module": None if module is None else module.filename,
@@ -231,13 +232,16 @@ def _frame(frame: StackFrame, hexa: _Hex) -> dict[str, JsonValue]:
             {"module": hit.name, "offsets": [hexa(offset) for offset in hit.offsets]}
             for hit in frame.unloaded_modules
         ]
-        or None,
+        if frame.unloaded_modules
+        else None,
     }
 
 
 def _registers(frame: StackFrame) -> dict[str, JsonValue]:
+    """The context's valid registers, zero-padded to its own width (`CpuContext.format_register`)."""
     ctx = frame.context
-    return {name: ctx.format_register(name) for name, _ in sorted(ctx.valid_registers())}
+    hexa = hex_formatter(ctx.pointer_width)
+    return {name: hexa(value) for name, value in sorted(ctx.valid_registers())}
 
 
 def _module(entry: ModuleEntry, hexa: _Hex, cert_subjects: Mapping[str, str]) -> dict[str, JsonValue]:
