@@ -249,6 +249,7 @@ def test_close_is_idempotent_even_while_regions_are_alive(tmp_path: Path) -> Non
     path.write_bytes(SynthMinidump().add_memory(0x1000, b"abcd").finish())
     dump = Minidump.open(path)
     region = dump.memory.region_for(0x1000)
+    assert dump.memory_list is not None  # parsed (and cached) before the close
     dump.close()
     dump.close()
     assert region is not None and region.read(0x1000, 4) == b"abcd"
@@ -256,6 +257,8 @@ def test_close_is_idempotent_even_while_regions_are_alive(tmp_path: Path) -> Non
         dump.module_list  # noqa: B018 - the access is the test
     with pytest.raises(DumpClosed):
         dump.memory  # noqa: B018
+    with pytest.raises(DumpClosed):
+        dump.memory_list  # noqa: B018 - read without the lock while open: not once closed
 
 
 def test_parse_all_collects_the_problems_of_every_stream() -> None:
