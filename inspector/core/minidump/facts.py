@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 
 _UNSET = object()  # a fact not worked out yet
+#: A dump without a (readable) module list has these (asked for by every thread's walk).
+_NO_MODULES = ModuleList(())
+_NO_UNLOADED_MODULES = UnloadedModuleList(())
 
 
 class ProcessFacts:
@@ -167,12 +170,12 @@ class ProcessFacts:
     def modules(self) -> ModuleList:
         """Loaded modules (empty when the dump has no readable module list)."""
         modules = self.module_list
-        return modules if modules is not None else ModuleList(())
+        return modules if modules is not None else _NO_MODULES
 
     @property
     def unloaded_modules(self) -> UnloadedModuleList:
         modules = self.unloaded_module_list
-        return modules if modules is not None else UnloadedModuleList(())
+        return modules if modules is not None else _NO_UNLOADED_MODULES
 
     @property
     def memory(self) -> MemoryView:

@@ -65,7 +65,16 @@ class ByteSource:
     `TEXT_BUDGET` or 4x the file's size; past that a string is `BadData`.
     """
 
-    __slots__ = ("_strings", "_text_budget", "_u32", "_utf16", "data", "endian", "size")
+    __slots__ = (
+        "_text_budget",
+        "_u32",
+        "_utf8_strings",
+        "_utf16",
+        "_utf16_strings",
+        "data",
+        "endian",
+        "size",
+    )
 
     def __init__(self, data: memoryview, endian: str = "<") -> None:
         self.data = data
@@ -75,17 +84,19 @@ class ByteSource:
         # the codec's own function: `bytes.decode("utf-16-le")` goes through the codec registry
         # and a Python wrapper for every module, thread and annotation name
         self._utf16 = codecs.utf_16_le_decode if endian == "<" else codecs.utf_16_be_decode
-        self._strings: dict[tuple[int, bool], str] = {}
+        # decoded strings by offset, one table per encoding
+        self._utf16_strings: dict[int, str] = {}
+        self._utf8_strings: dict[int, str] = {}
         self._text_budget = max(TEXT_BUDGET, 4 * self.size)
 
-    def _check_budget(self, offset: int, size: int) -> None:
-        """`BadData` when `size` more bytes of text are past the budget (spent once decoded)."""
-        if size > self._text_budget:
-            raise BadData(
-                f"string of {size} bytes at {offset:#x} is past this dump's budget for text "
-                "(many records name long strings)",
-                offset=offset,
-            )
+    @staticmethod
+    def _over_budget(offset: int, size: int) -> BadData:
+        """A string past the budget for text (which strings spend once decoded)."""
+        return BadData(
+            f"string of {size} bytes at {offset:#x} is past this dump's budget for text "
+            "(many records name long strings)",
+            offset=offset,
+        )
 
     def struct(self, fmt: str) -> struct.Struct:
         """A compiled struct for `fmt` in this dump's byte order."""
@@ -126,20 +137,21 @@ class ByteSource:
 
     def utf16_string(self, offset: int) -> str:
         """A MINIDUMP_STRING: u32 byte length then UTF-16 (strict: bad surrogates are an error)."""
-        text = self._strings.get((offset, False))
+        text = self._utf16_strings.get(offset)
         if text is not None:
             return text
         length = self.u32(offset)
         if length % 2:
             raise BadData(f"UTF-16 string at {offset:#x} has odd byte length {length}", offset=offset)
         raw = self.slice(offset + 4, length, "UTF-16 string")
-        self._check_budget(offset, length)
+        if length > self._text_budget:
+            raise self._over_budget(offset, length)
         try:
             text = self._utf16(raw, "strict", True)[0]
         except UnicodeDecodeError as exc:
             raise BadData(f"UTF-16 string at {offset:#x} is not valid UTF-16", offset=offset) from exc
         self._text_budget -= length
-        self._strings[offset, False] = text
+        self._utf16_strings[offset] = text
         return text
 
     def utf8_string(self, offset: int, *, terminated: bool) -> str:
@@ -148,16 +160,17 @@ class ByteSource:
         raw = self.slice(offset + 4, length, "UTF-8 string")
         if terminated and (not self.has(offset + 4 + length, 1) or self.data[offset + 4 + length] != 0):
             raise BadData(f"UTF-8 string at {offset:#x} is not NUL-terminated", offset=offset)
-        text = self._strings.get((offset, True))
+        text = self._utf8_strings.get(offset)
         if text is not None:
             return text
-        self._check_budget(offset, length)
+        if length > self._text_budget:
+            raise self._over_budget(offset, length)
         try:
             text = str(raw, "utf-8")
         except UnicodeDecodeError as exc:
             raise BadData(f"UTF-8 string at {offset:#x} is not valid UTF-8", offset=offset) from exc
         self._text_budget -= length
-        self._strings[offset, True] = text
+        self._utf8_strings[offset] = text
         return text
 
 
