@@ -50,7 +50,7 @@ def render_json(state: ProcessState, *, pretty: bool = False, analysis_all_cpus:
     if pretty:
         text = json.dumps(document, indent=2, ensure_ascii=False, check_circular=False)
     else:
-        text = json.dumps(document, separators=(",", ":"), ensure_ascii=False, check_circular=False)
+        text = _encode(document)
     if strict():  # the tests: every object's keys really are sorted
         expected = json.dumps(
             document, indent=2 if pretty else None, separators=None if pretty else (",", ":"),
@@ -58,6 +58,10 @@ def render_json(state: ProcessState, *, pretty: bool = False, analysis_all_cpus:
         )  # fmt: skip
         assert text == expected, "a JSON object of json_document is built with its keys out of order"
     return text
+
+
+#: `--json`'s encoder, made once (`json.dumps` makes one a call).
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
 def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> dict[str, JsonValue]:
