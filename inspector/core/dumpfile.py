@@ -17,7 +17,8 @@ from pathlib import Path
 
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump import Minidump
-from inspector.core.minidump.errors import READ_FLAGS, UnreadableFile, check_openable
+from inspector.core.minidump.errors import UnreadableFile
+from inspector.core.minidump.reader import check_openable, open_for_reading, read_up_to
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -86,17 +87,9 @@ def as_microdump(dump: Minidump) -> Microdump | None:
 def _head(p: Path, size: int) -> bytes:
     """The file's first `size` bytes; the same errors as `Minidump.open` for what cannot be opened."""
     check_openable(p, "dump")
+    fd = open_for_reading(p)
     try:
-        fd = os.open(p, READ_FLAGS)
-    except FileNotFoundError:
-        raise UnreadableFile(f"{p}: no such file") from None
-    except OSError as exc:
-        raise UnreadableFile(f"{p}: cannot open ({exc.strerror or exc})") from None
-    try:
-        head = b""
-        while len(head) < size and (more := os.read(fd, size - len(head))):
-            head += more
-        return head
+        return read_up_to(fd, size)
     except OSError as exc:
         raise UnreadableFile(f"{p}: cannot open ({exc.strerror or exc})") from None
     finally:

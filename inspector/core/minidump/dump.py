@@ -1,9 +1,9 @@
 """`Minidump`: open a dump (memory-mapped), read header and directory, parse streams lazily.
 
-Opening reads only the 32-byte header and the directory. Each stream is parsed
-on first access and cached; damage inside a stream is recorded in `problems`
-and whatever could be read is still returned. Memory regions are views into
-the mapping, so a multi-gigabyte full dump is never read as a whole.
+Opening reads the file (a large one is memory-mapped), then only the 32-byte header and the
+directory. Each stream is parsed on first access and cached; damage inside a stream is recorded
+in `problems` and whatever could be read is still returned. Memory regions are views into the
+file's bytes, so a multi-gigabyte full dump is never read as a whole.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from inspector.core.logs import get_logger
 from inspector.core.minidump import context as context_mod
 from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.errors import (
-    READ_FLAGS,
     BadData,
     BadRva,
     DirectoryTruncated,
@@ -29,9 +28,7 @@ from inspector.core.minidump.errors import (
     HeaderMismatch,
     NotAMinidump,
     StreamProblem,
-    UnreadableFile,
     VersionMismatch,
-    check_openable,
 )
 from inspector.core.minidump.exception import (
     ExceptionStream,
@@ -59,7 +56,7 @@ from inspector.core.minidump.memory_lists import (
 )
 from inspector.core.minidump.modules import ModuleList, UnloadedModuleList, parse_module_list
 from inspector.core.minidump.modules import parse_unloaded_module_list as _parse_unloaded
-from inspector.core.minidump.reader import ByteSource, StreamContext
+from inspector.core.minidump.reader import ByteSource, StreamContext, check_openable, file_bytes
 from inspector.core.minidump.system import (
     AssertionInfo,
     BreakpadInfo,
@@ -174,23 +171,10 @@ class Minidump(ProcessFacts):
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Minidump:
-        """Memory-map the file at `path` (read-only) and read its header and directory."""
+        """Read the file at `path` (a large one memory-mapped, read-only): its header and directory."""
         p = path if isinstance(path, Path) else Path(path)
         check_openable(p)
-        try:
-            fd = os.open(p, READ_FLAGS)
-        except FileNotFoundError:
-            raise UnreadableFile(f"{p}: no such file") from None
-        except OSError as exc:
-            raise UnreadableFile(f"{p}: cannot open ({exc.strerror or exc})") from None
-        try:
-            size = os.fstat(fd).st_size
-            mapping = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
-        except (OSError, ValueError) as exc:
-            raise UnreadableFile(f"{p}: cannot map the file ({exc})") from None
-        finally:
-            os.close(fd)
-        data = memoryview(mapping) if mapping is not None else memoryview(b"")
+        data, mapping = file_bytes(p)
         try:
             return cls(data, path=p, mapping=mapping)
         except MinidumpError as exc:

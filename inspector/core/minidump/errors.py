@@ -9,9 +9,6 @@ the stream, the offset and the reason is recorded on the dump.
 
 from __future__ import annotations
 
-import os
-import stat
-
 from inspector.core.errors import MinidumpError
 from inspector.core.record import record
 
@@ -20,24 +17,6 @@ class UnreadableFile(MinidumpError):
     """The path is missing, a directory, or cannot be opened / mapped."""
 
     code = "UnreadableFile"
-
-
-#: `os.open` flags to read a dump file (binary on Windows).
-READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
-
-
-def check_openable(path: os.PathLike[str], kind: str = "minidump") -> None:
-    """`UnreadableFile` for a directory or a file that is not regular (a pipe, socket or device:
-    opening a named pipe for reading would wait for a writer, for ever). One `stat`; a path that
-    cannot be looked at is left to the `open` that follows, whose error says why."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return
-    if stat.S_ISDIR(mode):
-        raise UnreadableFile(f"{path} is a directory, not a {kind} file")
-    if not stat.S_ISREG(mode):
-        raise UnreadableFile(f"{path} is not a regular file (a pipe, socket or device), not a {kind} file")
 
 
 class DumpClosed(MinidumpError):

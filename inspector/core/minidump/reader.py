@@ -9,13 +9,23 @@ count found in the file: callers check counts against the bytes that exist
 from __future__ import annotations
 
 import codecs
+import mmap
+import os
+import stat
 import struct
 from collections.abc import Callable
 from functools import lru_cache
 
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump.context_layouts import context_size
-from inspector.core.minidump.errors import BadData, BadRva, StreamProblem, StreamSizeMismatch, StreamTruncated
+from inspector.core.minidump.errors import (
+    BadData,
+    BadRva,
+    StreamProblem,
+    StreamSizeMismatch,
+    StreamTruncated,
+    UnreadableFile,
+)
 from inspector.core.minidump.format import Location
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
@@ -50,6 +60,67 @@ def byte_order(endian: str) -> Literal["little", "big"]:
 def _compiled(fmt: str) -> struct.Struct:
     return struct.Struct(fmt)
 
+
+# ---- the file ------------------------------------------------------------------------------------
+
+#: A file up to this size is read rather than mapped: mapping a small dump costs more (the map and
+#: unmap calls, a page fault for each page read) than copying it, and most dumps are small.
+READ_LIMIT = 4 << 20
+
+
+def check_openable(path: os.PathLike[str], kind: str = "minidump") -> None:
+    """`UnreadableFile` for a directory or a file that is not regular (a pipe, socket or device:
+    opening a named pipe for reading would wait for a writer, for ever). One `stat`; a path that
+    cannot be looked at is left to the `open` that follows, whose error says why."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISDIR(mode):
+        raise UnreadableFile(f"{path} is a directory, not a {kind} file")
+    if not stat.S_ISREG(mode):
+        raise UnreadableFile(f"{path} is not a regular file (a pipe, socket or device), not a {kind} file")
+
+
+def open_for_reading(path: os.PathLike[str]) -> int:
+    """A file descriptor to read `path` (binary on Windows), or `UnreadableFile`."""
+    try:
+        return os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise UnreadableFile(f"{path}: no such file") from None
+    except OSError as exc:
+        raise UnreadableFile(f"{path}: cannot open ({exc.strerror or exc})") from None
+
+
+def read_up_to(fd: int, size: int) -> bytes:
+    """Up to `size` bytes from `fd` (fewer at its end)."""
+    chunks = []
+    while size > 0 and (chunk := os.read(fd, size)):
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def file_bytes(path: os.PathLike[str]) -> tuple[memoryview, mmap.mmap | None]:
+    """The bytes of the file at `path` (checked with `check_openable` first), and its mapping to
+    close when they were mapped rather than read (a file over `READ_LIMIT`)."""
+    fd = open_for_reading(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size <= READ_LIMIT:
+            try:
+                return memoryview(read_up_to(fd, size)), None
+            except OSError as exc:
+                raise UnreadableFile(f"{path}: cannot read the file ({exc})") from None
+        mapping = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        return memoryview(mapping), mapping
+    except (OSError, ValueError) as exc:
+        raise UnreadableFile(f"{path}: cannot map the file ({exc})") from None
+    finally:
+        os.close(fd)
+
+
+# ---- the bytes -------------------------------------------------------------------------------------
 
 #: Bytes of text a dump may decode, at the least (it may always decode 4x its own size).
 TEXT_BUDGET = 64 << 20

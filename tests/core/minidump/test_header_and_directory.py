@@ -18,6 +18,7 @@ from inspector.core.minidump import (
     StreamVendor,
     UnreadableFile,
     VersionMismatch,
+    reader,
 )
 from inspector.core.types import Cpu, Os
 from tests.synth.minidump import SynthContext, SynthMinidump
@@ -209,16 +210,23 @@ def test_big_endian_dump_is_read() -> None:
     assert dump.modules[0].debug_id == "00112233445566778899AABBCCDDEEFF0"
 
 
-def test_open_maps_the_file_and_regions_are_views_into_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mapped", [False, True])
+def test_open_reads_or_maps_the_file_and_regions_are_views_into_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mapped: bool
+) -> None:
+    """A small file is read, a larger one (over `READ_LIMIT`) mapped; regions are views either way."""
     stack = bytes(range(256)) * 16
     path = tmp_path / "x.dmp"
     path.write_bytes(
         SynthMinidump().add_thread(1, context=SynthContext.amd64(rsp=0x8000), stack=(0x8000, stack)).finish()
     )
+    if mapped:
+        monkeypatch.setattr(reader, "READ_LIMIT", 1024)
     with Minidump.open(path) as dump:
         region = dump.threads[0].stack
         assert region is not None
-        assert isinstance(region.data.obj, mmap.mmap)  # a view, not a copy
+        assert region.data.obj is dump.data.obj  # a view, not a copy
+        assert isinstance(dump.data.obj, mmap.mmap if mapped else bytes)
         assert region.read_u32(0x8004) == 0x07060504
         assert dump.path == path
 
