@@ -18,7 +18,7 @@ from pathlib import Path
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump import Minidump
 from inspector.core.minidump.errors import UnreadableFile
-from inspector.core.minidump.reader import check_openable, open_for_reading, read_up_to
+from inspector.core.minidump.reader import check_openable, file_bytes, open_for_reading, read_up_to
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -56,8 +56,13 @@ def open_any_dump(path: str | os.PathLike[str], *, microdump_index: int | None =
     what the file is instead. Raises `MinidumpError` subclasses, as `Minidump.open` does.
     """
     p = Path(path)
-    if _head(p, 4) in (b"MDMP", b"PMDM"):
-        return Minidump.open(p)  # the common case: the log reader is not even imported
+    check_openable(p, "dump")
+    whole, mapping = file_bytes(p)  # read (or mapped) once, for the common case
+    if whole[:4].tobytes() in (b"MDMP", b"PMDM"):
+        return Minidump.from_file_bytes(p, whole, mapping)  # the log reader is not even imported
+    whole.release()
+    if mapping is not None:
+        mapping.close()
     head = _head(p, SNIFF_BYTES)
     from inspector.core.microdump.log import mentions_microdump
 

@@ -174,14 +174,19 @@ class Minidump(ProcessFacts):
         """Read the file at `path` (a large one memory-mapped, read-only): its header and directory."""
         p = path if isinstance(path, Path) else Path(path)
         check_openable(p)
-        data, mapping = file_bytes(p)
+        return cls.from_file_bytes(p, *file_bytes(p))
+
+    @classmethod
+    def from_file_bytes(cls, path: Path, data: memoryview, mapping: mmap.mmap | None) -> Minidump:
+        """The dump of the file at `path` from its bytes as `reader.file_bytes` gives them (released
+        on failure: the error names the file)."""
         try:
-            return cls(data, path=p, mapping=mapping)
+            return cls(data, path=path, mapping=mapping)
         except MinidumpError as exc:
             data.release()
             if mapping is not None:
                 mapping.close()
-            raise type(exc)(f"{p}: {exc.message}", offset=exc.offset) from None
+            raise type(exc)(f"{path}: {exc.message}", offset=exc.offset) from None
 
     @classmethod
     def from_bytes(cls, data: bytes | bytearray | memoryview) -> Minidump:
