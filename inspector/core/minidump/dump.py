@@ -1,4 +1,4 @@
-"""`Minidump`: open a dump (memory-mapped), read header and directory, parse streams lazily.
+"""`Minidump`: open a dump (read, or mapped when large), read header and directory, parse streams lazily.
 
 Opening reads the file (a large one is memory-mapped), then only the 32-byte header and the
 directory. Each stream is parsed on first access and cached; damage inside a stream is recorded
@@ -180,6 +180,7 @@ class Minidump(ProcessFacts):
     def from_file_bytes(cls, path: Path, data: memoryview, mapping: mmap.mmap | None) -> Minidump:
         """The dump of the file at `path` from its bytes as `reader.file_bytes` gives them (released
         on failure: the error names the file)."""
+        log.debug("%s: %d bytes, %s", path, len(data), "read" if mapping is None else "mapped")
         try:
             return cls(data, path=path, mapping=mapping)
         except MinidumpError as exc:

@@ -453,7 +453,8 @@ def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
     code id (timestamp and size) on Windows only. The version is the VS_FIXEDFILEINFO's file
     version on macOS / iOS / Windows, its file and product version numbers elsewhere, None when
     the structure is not filled in. Every dump processed reads its module list (thousands of
-    modules for a corpus), so the records are unpacked in one pass and shared where they repeat.
+    modules for a corpus): the records are unpacked in one pass, a CodeView record's identifiers
+    worked out once, and the empty version and misc records shared.
     """
     source = ctx.source
     first, count = read_list_header(ctx, MODULE_SIZE, "module list")

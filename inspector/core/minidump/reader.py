@@ -1,9 +1,9 @@
 """Bounds-checked reads over the dump's bytes; every failure is a `MinidumpError` with an offset.
 
-`ByteSource` wraps the whole file (a memoryview over the mmap or the bytes) and
-knows the byte order. `Cursor` walks one stream. Neither ever allocates by a
-count found in the file: callers check counts against the bytes that exist
-(`fit_count`) before looping.
+`file_bytes` gets a dump file's bytes (read, or mapped when large). `ByteSource` wraps the whole
+file (a memoryview over the mmap or the bytes) and knows the byte order. `Cursor` walks one
+stream. Neither ever allocates by a count found in the file: callers check counts against the
+bytes that exist (`fit_count`) before looping.
 """
 
 from __future__ import annotations
