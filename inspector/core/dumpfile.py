@@ -12,13 +12,13 @@ from __future__ import annotations
 import enum
 import mmap
 import os
-import stat
 import sys
 from pathlib import Path
 
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump import Minidump
 from inspector.core.minidump.errors import UnreadableFile
+from inspector.core.minidump.reader import check_openable, file_bytes, open_for_reading, read_up_to
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -56,9 +56,14 @@ def open_any_dump(path: str | os.PathLike[str], *, microdump_index: int | None =
     what the file is instead. Raises `MinidumpError` subclasses, as `Minidump.open` does.
     """
     p = Path(path)
-    head = _head(p)
-    if head[:4] in (b"MDMP", b"PMDM"):
-        return Minidump.open(p)  # the common case: the log reader is not even imported
+    check_openable(p, "dump")
+    whole, mapping = file_bytes(p)  # read (or mapped) once, for the common case
+    if whole[:4].tobytes() in (b"MDMP", b"PMDM"):
+        return Minidump.from_file_bytes(p, whole, mapping)  # the log reader is not even imported
+    whole.release()
+    if mapping is not None:
+        mapping.close()
+    head = _head(p, SNIFF_BYTES)
     from inspector.core.microdump.log import mentions_microdump
 
     if not (mentions_microdump(head) or _later_mentions_microdump(p)):
@@ -84,23 +89,16 @@ def as_microdump(dump: Minidump) -> Microdump | None:
     return microdump
 
 
-def _head(p: Path) -> bytes:
-    """The file's first bytes; the same errors as `Minidump.open` for what cannot be opened."""
-    if p.is_dir():
-        raise UnreadableFile(f"{p} is a directory, not a dump file")
+def _head(p: Path, size: int) -> bytes:
+    """The file's first `size` bytes; the same errors as `Minidump.open` for what cannot be opened."""
+    check_openable(p, "dump")
+    fd = open_for_reading(p)
     try:
-        if not stat.S_ISREG(p.stat().st_mode):
-            # opening a named pipe for reading would wait for a writer, for ever
-            raise UnreadableFile(f"{p} is not a regular file (a pipe, socket or device), not a dump file")
-    except FileNotFoundError:
-        raise UnreadableFile(f"{p}: no such file") from None
+        return read_up_to(fd, size)
     except OSError as exc:
         raise UnreadableFile(f"{p}: cannot open ({exc.strerror or exc})") from None
-    try:
-        with p.open("rb") as f:
-            return f.read(SNIFF_BYTES)
-    except OSError as exc:
-        raise UnreadableFile(f"{p}: cannot open ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
 
 
 def _later_mentions_microdump(p: Path) -> bool:

@@ -14,7 +14,8 @@ from inspector.core.analysis.bitflip import (
 )
 from inspector.core.analysis.memory_info import MemoryInfoMap, RegionInfo
 from inspector.core.analysis.model import BitFlip, BitFlipDetails
-from inspector.core.minidump.linux import parse_maps_text
+from inspector.core.minidump.linux import LinuxMaps, parse_maps_text
+from inspector.core.minidump.memory_lists import MemoryInfo, MemoryInfoList
 
 
 def details(
@@ -105,6 +106,40 @@ def test_linux_maps_quirks_of_rust_minidump() -> None:
     assert memory.at(0x401800) is None  # the second one touches the first: dropped
     third = memory.at(0x402800)
     assert third is not None and third.readable and not third.writable
+
+
+def test_memory_map_from_dump_streams_keeps_what_the_regions_would() -> None:
+    """from_dump makes a region only when asked; what it keeps is what the eager map keeps."""
+    mappings, error = parse_maps_text(
+        b"00402000-00403000 r--p 00000000 08:01 1 /bin/app\n"
+        b"00400000-00401000 r-xp 00000000 08:01 1 /bin/app\n"
+        b"00400000-00401000 rw-p 00000000 08:01 1 /bin/app\n"  # the same span: the first one stays
+        b"00405000-00404000 rw-p 00000000 08:01 1 /bin/backwards\n"  # start after end: left out
+    )
+    assert error is None and mappings is not None
+    from_maps = MemoryInfoMap.from_dump(None, LinuxMaps(b"", mappings))
+    eager = MemoryInfoMap(
+        RegionInfo(m.start, m.end, m.is_readable, m.is_writable, m.is_executable)
+        for m in mappings
+        if m.start <= m.end
+    )
+    assert from_maps.regions == eager.regions and len(from_maps.regions) == 2
+    found = from_maps.at(0x400800)
+    assert found is not None and found.executable and found is from_maps.regions[0]
+    infos = MemoryInfoList(
+        (
+            MemoryInfo(0x2000, 0x2000, 0, 0x1000, 0x1000, 0x04, 0x20000),  # rw
+            MemoryInfo(0x1000, 0x1000, 0, 0x1000, 0x1000, 0x01, 0x20000),  # no access
+            MemoryInfo(0x3000, 0x3000, 0, 0, 0x10000, 0x02, 0x20000),  # no size: left out
+        )
+    )
+    from_infos = MemoryInfoMap.from_dump(infos, LinuxMaps(b"", mappings))  # the info list wins
+    assert [(r.start, r.last, r.readable, r.writable) for r in from_infos.regions] == [
+        (0x1000, 0x1FFF, False, False),
+        (0x2000, 0x2FFF, True, True),
+    ]
+    assert from_infos.is_likely_guard_page(0x1800)
+    assert not MemoryInfoMap.from_dump(None, None)
 
 
 def flips_of(

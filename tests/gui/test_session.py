@@ -3,7 +3,7 @@ previous dump, symbol path changes re-run the analysis."""
 
 from __future__ import annotations
 
-import pathlib
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,14 +152,15 @@ def test_permission_denied_is_reported(
 ) -> None:
     locked = tmp_path / "locked.dmp"
     locked.write_bytes(sample_dump().read_bytes())
-    real_open = pathlib.Path.open
+    real_open = os.open
 
-    def open_(self: pathlib.Path, *args: object, **kwargs: object) -> object:
-        if self == locked:  # as `chmod 000` does for a normal user (the tests may run as root)
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *args, **kwargs)  # type: ignore[call-overload]
+    def open_(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -> int:
+        # as `chmod 000` does for a normal user (the tests may run as root)
+        if os.fspath(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, mode)
 
-    monkeypatch.setattr(pathlib.Path, "open", open_)
+    monkeypatch.setattr(os, "open", open_)  # dumps are opened with os.open (no Python file object)
     failed = failures(session)
     load(qtbot, session, locked)
     assert len(failed) == 1 and isinstance(failed[0].error, UnreadableFile)

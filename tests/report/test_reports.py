@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.core.minidump import Minidump
+from inspector.core.minidump import Minidump, StreamType
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.report.human import register_lines, render_human
 from inspector.core.report.json_report import json_document, render_json
@@ -183,3 +183,31 @@ def test_a_dump_without_modules_has_no_main_module_but_the_json_says_0_as_rust_m
     assert state.modules == () and state.main_module is None
     assert json_document(state)["main_module"] == 0
     assert "(main)" not in render_human(state)
+
+
+def test_every_json_object_is_written_with_its_keys_sorted() -> None:
+    """The report builds its objects in key order and the encoder does not sort (rust-minidump's
+    serde maps are sorted): the rarer objects too, and a soft-errors value in any order."""
+    limits = "Limit                     Soft Limit           Hard Limit           Units     \n"
+    limits += "Max open files            1024                 4096                 files     \n"
+    dump = (
+        SynthMinidump(cpu=Cpu.AMD64, os=Os.LINUX)
+        .add_module(APP, 0x10000, "/usr/bin/app")
+        .add_thread(
+            0x10, context=SynthContext.amd64(rip=APP + 0x10, rsp=STACK), stack=Section(start=STACK).d64(0)
+        )
+        .add_exception(0x10, code=11, parameters=())
+        .add_handle_data([(4, "File", "/tmp/x"), (8, None, None)])
+        .add_linux_lsb_release('DISTRIB_ID=Ubuntu\nDISTRIB_DESCRIPTION="Ubuntu 22.04"\n')
+        .add_text_stream(StreamType.MozLinuxLimits, limits)
+        .add_text_stream(StreamType.MozSoftErrors, '{"z": [{"b": 1, "a": 2}], "a": {"y": null, "x": true}}')
+        .to_minidump()
+    )
+    state = process(dump, ProcessOptions(use_symbols_cache=False))
+    compact = render_json(state)
+    document = json.loads(compact)
+    assert document["handles"] and document["lsb_release"] and document["proc_limits"]
+    assert list(document["soft_errors"]) == ["a", "z"]
+    assert compact == json.dumps(document, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    pretty = render_json(state, pretty=True)
+    assert pretty == json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)

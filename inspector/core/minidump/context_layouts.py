@@ -272,16 +272,30 @@ def context_size(layout: ContextLayout) -> int:
 
 
 def decode_fields(layout: ContextLayout, data: bytes | memoryview, endian: str) -> dict[str, FieldValue]:
+    """Every field of the layout by name, in file order (an array field as a tuple)."""
     flat = _struct_for(layout, endian).unpack_from(data, 0)
+    names, arrays = _field_plan(layout)
+    if not arrays:  # every field one value (x86, amd64): the names zipped onto the values
+        return dict(zip(names, flat, strict=True))
     out: dict[str, FieldValue] = {}
-    pos = 0
+    for name, (start, count) in zip(names, arrays, strict=True):
+        out[name] = flat[start] if count is None else tuple(flat[start : start + count])
+    return out
+
+
+@lru_cache(maxsize=16)
+def _field_plan(layout: ContextLayout) -> tuple[tuple[str, ...], tuple[tuple[int, int | None], ...]]:
+    """The layout's field names, and where each starts among the unpacked values and how many it
+    has (None: one value); no places at all when every field is one value. Worked out once: the
+    contexts of every thread are decoded."""
+    names = []
+    places: list[tuple[int, int | None]] = []
+    position = 0
     for name, code in _FIELDS[layout]:
         count_text = code[:-1]
-        if code.endswith("s") or not count_text:
-            out[name] = flat[pos]
-            pos += 1
-        else:
-            count = int(count_text)
-            out[name] = tuple(flat[pos : pos + count])
-            pos += count
-    return out
+        count = None if code.endswith("s") or not count_text else int(count_text)
+        names.append(name)
+        places.append((position, count))
+        position += 1 if count is None else count
+    arrays = () if all(count is None for _, count in places) else tuple(places)
+    return tuple(names), arrays

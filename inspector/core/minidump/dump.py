@@ -1,16 +1,15 @@
-"""`Minidump`: open a dump (memory-mapped), read header and directory, parse streams lazily.
+"""`Minidump`: open a dump (read, or mapped when large), read header and directory, parse streams lazily.
 
-Opening reads only the 32-byte header and the directory. Each stream is parsed
-on first access and cached; damage inside a stream is recorded in `problems`
-and whatever could be read is still returned. Memory regions are views into
-the mapping, so a multi-gigabyte full dump is never read as a whole.
+Opening reads the file (a large one is memory-mapped), then only the 32-byte header and the
+directory. Each stream is parsed on first access and cached; damage inside a stream is recorded
+in `problems` and whatever could be read is still returned. Memory regions are views into the
+file's bytes, so a multi-gigabyte full dump is never read as a whole.
 """
 
 from __future__ import annotations
 
 import mmap
 import os
-import stat
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -29,7 +28,6 @@ from inspector.core.minidump.errors import (
     HeaderMismatch,
     NotAMinidump,
     StreamProblem,
-    UnreadableFile,
     VersionMismatch,
 )
 from inspector.core.minidump.exception import (
@@ -58,7 +56,7 @@ from inspector.core.minidump.memory_lists import (
 )
 from inspector.core.minidump.modules import ModuleList, UnloadedModuleList, parse_module_list
 from inspector.core.minidump.modules import parse_unloaded_module_list as _parse_unloaded
-from inspector.core.minidump.reader import ByteSource, StreamContext
+from inspector.core.minidump.reader import ByteSource, StreamContext, check_openable, file_bytes
 from inspector.core.minidump.system import (
     AssertionInfo,
     BreakpadInfo,
@@ -89,6 +87,8 @@ if TYPE_CHECKING:  # imported when a dump has one of their streams (`_lacks`)
 
 log = get_logger(__name__)
 
+_UNPARSED = object()  # what `_stream` finds in the cache for a stream not parsed yet
+
 #: Exceptions a parser may hit on hostile bytes that are not our own errors; turned into problems.
 _PARSE_FAILURES = (struct.error, IndexError, ValueError, OverflowError, KeyError, UnicodeDecodeError)
 
@@ -98,14 +98,6 @@ def _describe_non_minidump(data: memoryview) -> str:
     from inspector.core.minidump.file_kinds import describe_non_minidump
 
     return describe_non_minidump(bytes(data[:65536]))
-
-
-def _regular_or_absent(path: Path) -> bool:
-    """False for a path that exists and is not a regular file (a pipe, socket or device)."""
-    try:
-        return stat.S_ISREG(path.stat().st_mode)
-    except OSError:
-        return True  # missing or not accessible: opening it says so
 
 
 class Minidump(ProcessFacts):
@@ -179,33 +171,23 @@ class Minidump(ProcessFacts):
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Minidump:
-        """Memory-map the file at `path` (read-only) and read its header and directory."""
-        p = Path(path)
-        if p.is_dir():
-            raise UnreadableFile(f"{p} is a directory, not a minidump file")
-        if not _regular_or_absent(p):
-            # opening a named pipe for reading would wait for a writer, for ever
-            raise UnreadableFile(f"{p} is not a regular file (a pipe, socket or device), not a minidump file")
+        """Read the file at `path` (a large one memory-mapped, read-only): its header and directory."""
+        p = path if isinstance(path, Path) else Path(path)
+        check_openable(p)
+        return cls.from_file_bytes(p, *file_bytes(p))
+
+    @classmethod
+    def from_file_bytes(cls, path: Path, data: memoryview, mapping: mmap.mmap | None) -> Minidump:
+        """The dump of the file at `path` from its bytes as `reader.file_bytes` gives them (released
+        on failure: the error names the file)."""
+        log.debug("%s: %d bytes, %s", path, len(data), "read" if mapping is None else "mapped")
         try:
-            f = p.open("rb")
-        except FileNotFoundError:
-            raise UnreadableFile(f"{p}: no such file") from None
-        except OSError as exc:
-            raise UnreadableFile(f"{p}: cannot open ({exc.strerror or exc})") from None
-        with f:
-            try:
-                size = os.fstat(f.fileno()).st_size
-                mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else None
-            except (OSError, ValueError) as exc:
-                raise UnreadableFile(f"{p}: cannot map the file ({exc})") from None
-        data = memoryview(mapping) if mapping is not None else memoryview(b"")
-        try:
-            return cls(data, path=p, mapping=mapping)
+            return cls(data, path=path, mapping=mapping)
         except MinidumpError as exc:
             data.release()
             if mapping is not None:
                 mapping.close()
-            raise type(exc)(f"{p}: {exc.message}", offset=exc.offset) from None
+            raise type(exc)(f"{path}: {exc.message}", offset=exc.offset) from None
 
     @classmethod
     def from_bytes(cls, data: bytes | bytearray | memoryview) -> Minidump:
@@ -378,6 +360,11 @@ class Minidump(ProcessFacts):
     # ---- lazy stream parsing -------------------------------------------------------------------
 
     def _stream(self, key: str, stream_type: int, parse: Callable[[StreamContext], T]) -> T | None:
+        # A stream parsed already is read without the lock (a dict read is atomic; `close`
+        # empties the cache, so a closed dump still raises below): the facts ask dozens of times.
+        cached = self._cache.get(key, _UNPARSED)
+        if cached is not _UNPARSED:
+            return cached  # type: ignore[return-value]
         with self._lock:
             if self._closed:
                 raise DumpClosed(f"{self!r} is closed")
@@ -434,8 +421,9 @@ class Minidump(ProcessFacts):
 
     def parse_all(self) -> None:
         """Parse every stream this reader knows, so `problems` is complete."""
-        for name in _STREAM_PROPERTIES:
-            getattr(self, name)
+        for stream_type, name in _STREAM_PROPERTIES:
+            if stream_type in self.streams:  # an absent stream has no damage to report
+                getattr(self, name)
 
     # -- CPU contexts --
 
@@ -670,31 +658,31 @@ class Minidump(ProcessFacts):
 
 
 _STREAM_PROPERTIES = (
-    "system_info",
-    "misc_info",
-    "thread_list",
-    "thread_names",
-    "thread_info_list",
-    "module_list",
-    "unloaded_module_list",
-    "memory_list",
-    "memory64_list",
-    "memory_info_list",
-    "exception",
-    "handle_data",
-    "breakpad_info",
-    "assertion",
-    "crashpad_info",
-    "linux_cpu_info",
-    "linux_proc_status",
-    "linux_lsb_release",
-    "linux_cmd_line",
-    "linux_environ",
-    "linux_auxv",
-    "linux_maps",
-    "linux_dso_debug",
-    "mac_crash_info",
-    "mac_bootargs",
-    "linux_limits",
-    "soft_errors",
+    (StreamType.SystemInfoStream, "system_info"),
+    (StreamType.MiscInfoStream, "misc_info"),
+    (StreamType.ThreadListStream, "thread_list"),
+    (StreamType.ThreadNamesStream, "thread_names"),
+    (StreamType.ThreadInfoListStream, "thread_info_list"),
+    (StreamType.ModuleListStream, "module_list"),
+    (StreamType.UnloadedModuleListStream, "unloaded_module_list"),
+    (StreamType.MemoryListStream, "memory_list"),
+    (StreamType.Memory64ListStream, "memory64_list"),
+    (StreamType.MemoryInfoListStream, "memory_info_list"),
+    (StreamType.ExceptionStream, "exception"),
+    (StreamType.HandleDataStream, "handle_data"),
+    (StreamType.BreakpadInfoStream, "breakpad_info"),
+    (StreamType.AssertionInfoStream, "assertion"),
+    (StreamType.CrashpadInfoStream, "crashpad_info"),
+    (StreamType.LinuxCpuInfo, "linux_cpu_info"),
+    (StreamType.LinuxProcStatus, "linux_proc_status"),
+    (StreamType.LinuxLsbRelease, "linux_lsb_release"),
+    (StreamType.LinuxCmdLine, "linux_cmd_line"),
+    (StreamType.LinuxEnviron, "linux_environ"),
+    (StreamType.LinuxAuxv, "linux_auxv"),
+    (StreamType.LinuxMaps, "linux_maps"),
+    (StreamType.LinuxDsoDebug, "linux_dso_debug"),
+    (StreamType.MozMacosCrashInfoStream, "mac_crash_info"),
+    (StreamType.MozMacosBootargsStream, "mac_bootargs"),
+    (StreamType.MozLinuxLimits, "linux_limits"),
+    (StreamType.MozSoftErrors, "soft_errors"),
 )

@@ -34,6 +34,12 @@ if TYPE_CHECKING:
     from inspector.core.minidump.threads import ThreadList, ThreadNames
 
 
+_UNSET = object()  # a fact not worked out yet
+#: A dump without a (readable) module list has these (asked for by every thread's walk).
+_NO_MODULES = ModuleList(())
+_NO_UNLOADED_MODULES = UnloadedModuleList(())
+
+
 class ProcessFacts:
     """The processor's view of a dump, as properties of `Minidump` (which provides the streams)."""
 
@@ -164,16 +170,19 @@ class ProcessFacts:
     def modules(self) -> ModuleList:
         """Loaded modules (empty when the dump has no readable module list)."""
         modules = self.module_list
-        return modules if modules is not None else ModuleList(())
+        return modules if modules is not None else _NO_MODULES
 
     @property
     def unloaded_modules(self) -> UnloadedModuleList:
         modules = self.unloaded_module_list
-        return modules if modules is not None else UnloadedModuleList(())
+        return modules if modules is not None else _NO_UNLOADED_MODULES
 
     @property
     def memory(self) -> MemoryView:
         """All captured memory: Memory64List and MemoryList regions (overlaps dropped as rust-minidump)."""
+        view = self._cache.get("memory")  # built already: no lock (see `Minidump._stream`)
+        if isinstance(view, MemoryView):
+            return view
         with self._lock:
             if self._closed:
                 raise DumpClosed(f"{self!r} is closed")
@@ -226,6 +235,9 @@ class ProcessFacts:
         thread id, not counting the Breakpad dump-writing thread.
         """
         # cached: `thread_context` asks once per thread, and a scan per call is quadratic
+        index = self._cache.get("crashing_thread_index", _UNSET)  # no lock (see `Minidump._stream`)
+        if index is not _UNSET:
+            return index if isinstance(index, int) else None
         with self._lock:
             if "crashing_thread_index" in self._cache:
                 index = self._cache["crashing_thread_index"]

@@ -76,8 +76,8 @@ def parse_handle_data(ctx: StreamContext) -> HandleData:
     record = source.struct("QIIIIII" + ("II" if descriptor_size == HANDLE_DESCRIPTOR_2_SIZE else ""))
     info_record = source.struct("III")
     handles = []
-    for i in range(count):
-        f = record.unpack_from(source.data, ctx.offset + header_size + i * descriptor_size)
+    first = ctx.offset + header_size
+    for i, f in enumerate(record.iter_unpack(source.data[first : first + count * descriptor_size])):
         infos: list[HandleObjectInfo] = []
         info_rva = f[7] if descriptor_size == HANDLE_DESCRIPTOR_2_SIZE else None
         next_rva = info_rva or 0

@@ -10,6 +10,7 @@ bad line makes the whole stream unusable, and then there is no mapping count).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.reader import StreamContext, fit_count, rust_trim
@@ -33,6 +34,24 @@ def key_values(raw: bytes, separator: bytes) -> list[tuple[bytes, bytes]]:
         if sep:
             out.append((_strip_quotes(key), _strip_quotes(value)))
     return out
+
+
+def values_of(raw: bytes, separator: bytes, wanted: bytes) -> Iterator[bytes]:
+    """The values of `key_values` whose key is `wanted`, in order.
+
+    Only the lines holding `wanted` are split: a /proc/cpuinfo copy has a few dozen lines for
+    every CPU of the machine, and one value of one of them is read for every dump.
+    """
+    at = raw.find(wanted)
+    while at >= 0:
+        start = raw.rfind(b"\n", 0, at) + 1
+        end = raw.find(b"\n", at)
+        if end < 0:
+            end = len(raw)
+        key, sep, value = raw[start:end].partition(separator)
+        if sep and _strip_quotes(key) == wanted:
+            yield _strip_quotes(value)
+        at = raw.find(wanted, end)
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -81,9 +100,7 @@ class LinuxCpuInfo:
     @property
     def microcode_version(self) -> int | None:
         """The first `microcode` value, as rust-minidump reads it (must be `0x` + hex)."""
-        for key, value in self.entries():
-            if key != b"microcode":
-                continue
+        for value in values_of(self.raw, b":", b"microcode"):
             try:
                 text = value.decode("utf-8")
             except UnicodeDecodeError:
@@ -106,10 +123,10 @@ class LinuxProcStatus:
     @property
     def pid(self) -> int:
         """The `Pid:` value; 0 when missing or not a number (rust-minidump's rule)."""
-        for key, value in self.entries():
-            if key == b"Pid":
-                return rust_parse_uint(value.decode("utf-8", errors="replace"), 10, 32) or 0
-        return 0
+        value = next(values_of(self.raw, b":", b"Pid"), None)
+        if value is None:
+            return 0
+        return rust_parse_uint(value.decode("utf-8", errors="replace"), 10, 32) or 0
 
 
 @record
@@ -238,7 +255,8 @@ class LinuxDsoDebug:
     link_map: tuple[LinkMapEntry, ...]
 
 
-_WS_SPLIT = re.compile(rb"[ \t\n\r\x0c]+")
+_ASCII_WS_TEXT = " \t\n\r\x0c"
+_WS_SPLIT = re.compile(r"[ \t\n\r\x0c]+")
 
 
 class _MapsError(Exception):
@@ -279,28 +297,66 @@ def _parse_map_line(line: str) -> LinuxMapping:
     return LinuxMapping(start, end, perms, offset, device, inode, pathname)
 
 
+#: A mapping line as the kernel writes it, every number within its type's range: read by this one
+#: match. Any other line (signs, upper-case hex, huge numbers, a thread-stack or SysV name, damage)
+#: goes to `_parse_map_line`, which applies procfs' rules and says what is wrong.
+_PLAIN_MAP_LINE = re.compile(
+    r"([0-9a-f]{1,16})-([0-9a-f]{1,16}) ([^ ]*) ([0-9a-f]{1,16}) "  # start-end perms offset
+    r"([0-9a-f]{1,7}):([0-9a-f]{1,7}) ([0-9]{1,19}) (.*)"  # device inode path
+)
+
+
+def _text_lines(raw: bytes) -> list[str | None]:
+    """The lines of `raw` decoded (None for a line that is not UTF-8), without a last empty one."""
+    try:
+        lines: list[str | None] = list(raw.decode("utf-8").split("\n"))
+    except UnicodeDecodeError:
+        lines = []
+        for line in raw.split(b"\n"):
+            try:
+                lines.append(line.decode("utf-8"))
+            except UnicodeDecodeError:
+                lines.append(None)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def parse_maps_text(raw: bytes) -> tuple[tuple[LinuxMapping, ...] | None, str | None]:
     """Mappings of a maps file, or (None, reason) when procfs would reject it."""
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
     mappings: list[LinuxMapping] = []
+    plain = _PLAIN_MAP_LINE.fullmatch
     try:
-        for number, raw_line in enumerate(lines, 1):
-            try:
-                line = raw_line.decode("utf-8")
-            except UnicodeDecodeError:
-                raise _MapsError(f"line {number} is not UTF-8") from None
-            line = line.removesuffix("\r")
+        for number, text in enumerate(_text_lines(raw), 1):
+            if text is None:
+                raise _MapsError(f"line {number} is not UTF-8")
+            line = text.removesuffix("\r")
             if line[:1].isascii() and line[:1].isupper():
                 if not mappings:
                     raise _MapsError(f"line {number}: attribute line before any mapping")
                 if line.startswith("VmFlags"):
                     continue
-                fields = _WS_SPLIT.split(raw_line.strip(b" \t\n\r\x0c"))
-                if len(fields) >= 2 and rust_parse_uint(fields[1].decode("utf-8"), 10) is None:
+                fields = _WS_SPLIT.split(text.strip(_ASCII_WS_TEXT))
+                if len(fields) >= 2 and rust_parse_uint(fields[1], 10) is None:
                     raise _MapsError(f"line {number}: attribute value is not a number")
                 continue
+            match = plain(line)
+            if match is not None:
+                start, end, perms, offset, major, minor, inode, path = match.groups()
+                pathname = rust_trim(path)
+                if not pathname.startswith(("[stack:", "/SYSV")):
+                    mappings.append(
+                        LinuxMapping(
+                            int(start, 16),
+                            int(end, 16),
+                            perms,
+                            int(offset, 16),
+                            (int(major, 16), int(minor, 16)),
+                            int(inode),
+                            pathname,
+                        )
+                    )
+                    continue
             try:
                 mappings.append(_parse_map_line(line))
             except _MapsError as exc:
@@ -325,7 +381,7 @@ def parse_linux_auxv(ctx: StreamContext, pointer_width: int) -> LinuxAuxv:
     count = len(raw) // (2 * width)
     if len(raw) % (2 * width):
         ctx.note(f"auxv has {len(raw)} bytes, not a multiple of {2 * width}")
-    entries = tuple(record.unpack_from(raw, i * 2 * width) for i in range(count))
+    entries = tuple(record.iter_unpack(raw[: count * 2 * width]))
     return LinuxAuxv(raw, entries)
 
 

@@ -7,7 +7,7 @@ from inspector.core.minidump.memory import MemoryRegion
 from inspector.core.minidump.reader import (
     StreamContext,
     fit_count,
-    location_problem,
+    outside_problem,
     read_ex_list_header,
     read_list_header,
 )
@@ -106,11 +106,11 @@ def parse_memory_list(ctx: StreamContext) -> MemoryList:
         descriptors.append(MemoryDescriptor(start, size, rva))
         if rva == 0 or size == 0:
             continue
-        problem = location_problem(
-            source, rva, size, f"memory region[{i}] at {start:#x}", first + i * MEMORY_DESCRIPTOR_SIZE
-        )
-        if problem is not None:
-            ctx.report(problem, rejects=False)
+        if not source.has(rva, size):  # (the message is written only then)
+            at = first + i * MEMORY_DESCRIPTOR_SIZE
+            ctx.report(
+                outside_problem(source, rva, size, f"memory region[{i}] at {start:#x}", at), rejects=False
+            )
         # a region cut off by the end of the file keeps the bytes that are there
         present = min(size, source.size - rva)
         if present > 0:

@@ -15,10 +15,17 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from struct import Struct
 
 from inspector.core.minidump.errors import BadData, BadRva, StreamTruncated
 from inspector.core.minidump.format import VS_FFI_SIGNATURE, VS_FFI_STRUCVERSION, CvSignature, Location
-from inspector.core.minidump.reader import StreamContext, byte_order, read_ex_list_header, read_list_header
+from inspector.core.minidump.reader import (
+    ByteSource,
+    StreamContext,
+    byte_order,
+    read_ex_list_header,
+    read_list_header,
+)
 from inspector.core.record import field, record
 from inspector.core.types import Os
 
@@ -154,62 +161,12 @@ class VersionInfo:
 
 def basename(path: str) -> str:
     """The part after the last `/` or `\\` (rust-minidump's basename)."""
-    cut = max(path.rfind("/"), path.rfind("\\"))
-    return path[cut + 1 :] if cut >= 0 else path
+    return path.rpartition("/")[2].rpartition("\\")[2]
 
 
 def nul_terminated(raw: bytes) -> str:
     """The text before the first NUL, undecodable bytes replaced."""
-    return raw.split(b"\0", 1)[0].decode("utf-8", errors="replace")
-
-
-def debug_id_of(codeview: CodeView | None, endian: str) -> DebugId | None:
-    """rust-minidump's debug id for a CodeView record (None when it has none)."""
-    if isinstance(codeview, CodeViewPdb70):
-        raw = codeview.guid.uuid_bytes
-        return None if raw == bytes(16) else DebugId(raw, codeview.age)
-    if isinstance(codeview, CodeViewPdb20):
-        return DebugId(codeview.signature.to_bytes(4, "big") + bytes(12), codeview.age, pdb20=True)
-    if isinstance(codeview, CodeViewElf):
-        if not any(codeview.build_id):
-            return None
-        guid = Guid.from_bytes(codeview.build_id[:16].ljust(16, b"\0"), endian)
-        return DebugId(guid.uuid_bytes, 0)
-    return None
-
-
-def code_id_of(codeview: CodeView | None, os: Os, time_date_stamp: int, size_of_image: int) -> str:
-    """rust-minidump's code id ('' when it has none)."""
-    windows_style = f"{time_date_stamp:08x}{size_of_image:x}"
-    if isinstance(codeview, CodeViewPdb70) and os in (Os.MACOS, Os.IOS):
-        return codeview.guid.upper_hex().lower()
-    if isinstance(codeview, CodeViewPdb20 | CodeViewPdb70):
-        return windows_style
-    if isinstance(codeview, CodeViewElf):
-        return codeview.build_id.hex() if any(codeview.build_id) else ""
-    if codeview is None and os is Os.WINDOWS:
-        return windows_style
-    return ""
-
-
-def debug_file_of(codeview: CodeView | None, code_file: str) -> str:
-    if isinstance(codeview, CodeViewPdb70 | CodeViewPdb20):
-        return nul_terminated(codeview.pdb_file_name)
-    if isinstance(codeview, CodeViewElf):
-        return code_file
-    return ""
-
-
-def version_of(info: VersionInfo, os: Os) -> str | None:
-    """The file version string rust-minidump reports (None unless VS_FIXEDFILEINFO is filled in)."""
-    if not info.is_set:
-        return None
-    if os in (Os.MACOS, Os.IOS, Os.WINDOWS):
-        hi, lo = info.file_version_hi, info.file_version_lo
-        return f"{hi >> 16}.{hi & 0xFFFF}.{lo >> 16}.{lo & 0xFFFF}"
-    return (
-        f"{info.file_version_hi}.{info.file_version_lo}.{info.product_version_hi}.{info.product_version_lo}"
-    )
+    return raw.partition(b"\0")[0].decode("utf-8", "replace")
 
 
 @record
@@ -244,10 +201,12 @@ class Module:
     debug_id: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "filename", basename(self.code_file))
-        object.__setattr__(self, "debug_file_name", basename(self.debug_file))
+        code_file, debug_file = self.code_file, self.debug_file
+        filename = basename(code_file)
+        _set_filename(self, filename)
+        _set_debug_file_name(self, filename if debug_file == code_file else basename(debug_file))
         identifier = self.debug_identifier
-        object.__setattr__(self, "debug_id", identifier.breakpad() if identifier else "")
+        _set_debug_id(self, identifier.breakpad() if identifier else "")
 
     @property
     def end(self) -> int:
@@ -256,6 +215,13 @@ class Module:
 
     def contains(self, address: int) -> bool:
         return self.base <= address < self.base + self.size
+
+
+# `Module`'s derived fields are written through their slots, past the `__setattr__` that refuses
+# in strict mode: cheaper than `object.__setattr__`, and a dump's module list is read every time.
+_set_filename = Module.filename.__set__  # type: ignore[attr-defined]
+_set_debug_file_name = Module.debug_file_name.__set__  # type: ignore[attr-defined]
+_set_debug_id = Module.debug_id.__set__  # type: ignore[attr-defined]
 
 
 @record
@@ -289,13 +255,10 @@ def _address_index(spans: Sequence[tuple[int, int]]) -> tuple[list[int], list[in
 
     Returns (starts, inclusive ends, indexes into the original sequence).
     """
-    ranged = sorted(
-        (
-            (base, base + size - 1, i)
-            for i, (base, size) in enumerate(spans)
-            if size and base + size <= 1 << 64
-        ),
-    )
+    ranged = [
+        (base, base + size - 1, i) for i, (base, size) in enumerate(spans) if size and base + size <= 1 << 64
+    ]
+    ranged.sort()
     starts: list[int] = []
     ends: list[int] = []
     indexes: list[int] = []
@@ -422,52 +385,94 @@ class UnloadedModuleList:
         return [self._sorted[i] for i in sorted(hits)]
 
 
-def _read_codeview(ctx: StreamContext, location: Location) -> CodeView | None:
-    source = ctx.source
-    raw = bytes(source.slice(location.rva, location.data_size, "CodeView record"))
+#: A GUID's three integer fields, big-endian: the UUID rust-minidump builds from them (`uuid_bytes`).
+_UUID_FIELDS = Struct(">IHH")
+#: By byte order: a CodeView record's signature; PDB 7.0's GUID fields and age; PDB 2.0's offset,
+#: signature and age; the GUID fields at the start of an ELF build id.
+_CV_STRUCTS = {
+    endian: tuple(Struct(endian + fmt) for fmt in ("I", "IHH8xI", "III", "IHH")) for endian in "<>"
+}
+
+
+#: What a module takes from a CodeView record (a tuple: one is read for every module): the record,
+#: its debug id, the code id it gives (None: the Windows style), the code id on macOS / iOS, and
+#: the debug file (None: the module's own file).
+_CodeViewFacts = tuple[CodeView, "DebugId | None", "str | None", "str | None", "str | None"]
+
+
+def _codeview_facts(source: ByteSource, rva: int, size: int) -> _CodeViewFacts:
+    """The CodeView record at `rva` and the identifiers rust-minidump derives from it (see the
+    module's docstring): the debug id (none for an all-zero PDB 7.0 GUID or ELF build id), the
+    code id, the debug file (the PDB name; for ELF the module's own file)."""
+    raw = source.copy(rva, size, "CodeView record")
     if len(raw) < 4:
-        raise StreamTruncated(
-            f"CodeView record at {location.rva:#x} is shorter than its signature", offset=location.rva
-        )
-    order = byte_order(source.endian)
-    signature = int.from_bytes(raw[:4], order)
-    if signature == CvSignature.PDB70:
+        raise StreamTruncated(f"CodeView record at {rva:#x} is shorter than its signature", offset=rva)
+    signature_struct, pdb70_struct, pdb20_struct, guid_struct = _CV_STRUCTS[source.endian]
+    signature = signature_struct.unpack_from(raw)[0]
+    if signature == _PDB70:
         if len(raw) < 24:
-            raise StreamTruncated(
-                f"PDB 7.0 record at {location.rva:#x} has {len(raw)} bytes", offset=location.rva
-            )
-        return CodeViewPdb70(
-            signature, Guid.from_bytes(raw[4:20], source.endian), int.from_bytes(raw[20:24], order), raw[24:]
-        )
-    if signature == CvSignature.PDB20:
+            raise StreamTruncated(f"PDB 7.0 record at {rva:#x} has {len(raw)} bytes", offset=rva)
+        data1, data2, data3, age = pdb70_struct.unpack_from(raw, 4)
+        data4 = raw[12:20]
+        pdb70 = CodeViewPdb70(signature, Guid(data1, data2, data3, data4), age, raw[24:])
+        uuid = _UUID_FIELDS.pack(data1, data2, data3) + data4
+        identifier = None if uuid == _NO_UUID else DebugId(uuid, age)
+        return pdb70, identifier, None, uuid.hex(), nul_terminated(raw[24:])
+    if signature == _PDB20:
         if len(raw) < 16:
-            raise StreamTruncated(
-                f"PDB 2.0 record at {location.rva:#x} has {len(raw)} bytes", offset=location.rva
-            )
-        cv_offset, sig, age = (int.from_bytes(raw[i : i + 4], order) for i in (4, 8, 12))
-        return CodeViewPdb20(signature, cv_offset, sig, age, raw[16:])
-    if signature == CvSignature.ELF:
-        return CodeViewElf(signature, raw[4:])
-    return CodeViewUnknown(raw)
+            raise StreamTruncated(f"PDB 2.0 record at {rva:#x} has {len(raw)} bytes", offset=rva)
+        cv_offset, sig, age = pdb20_struct.unpack_from(raw, 4)
+        pdb20 = CodeViewPdb20(signature, cv_offset, sig, age, raw[16:])
+        identifier = DebugId(sig.to_bytes(4, "big") + bytes(12), age, pdb20=True)
+        return pdb20, identifier, None, None, nul_terminated(raw[16:])
+    if signature == _ELF:
+        build_id = raw[4:]
+        elf = CodeViewElf(signature, build_id)
+        if not any(build_id):
+            return elf, None, "", "", None
+        # the first 16 bytes (zero-padded) read as a GUID in the dump's byte order, age 0
+        padded = build_id[:16].ljust(16, b"\0")
+        uuid = _UUID_FIELDS.pack(*guid_struct.unpack_from(padded)) + padded[8:]
+        code_id = build_id.hex()
+        return elf, DebugId(uuid, 0), code_id, code_id, None
+    return CodeViewUnknown(raw), None, "", "", ""
+
+
+_PDB70, _PDB20, _ELF = int(CvSignature.PDB70), int(CvSignature.PDB20), int(CvSignature.ELF)
+_NO_UUID = bytes(16)
+#: The version fields of a module without VS_FIXEDFILEINFO (ELF and most Mach-O modules): one record.
+_NO_VERSION_FIELDS = (0,) * 13
+_NO_VERSION = VersionInfo()
+_NO_LOCATION = Location(0, 0)
 
 
 def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
-    """Read the ModuleList; a module whose name or CodeView record is unreadable keeps the rest."""
+    """Read the ModuleList; a module whose name or CodeView record is unreadable keeps the rest.
+
+    A module without a readable CodeView record has no debug id or file, and the Windows-style
+    code id (timestamp and size) on Windows only. The version is the VS_FIXEDFILEINFO's file
+    version on macOS / iOS / Windows, its file and product version numbers elsewhere, None when
+    the structure is not filled in. Every dump processed reads its module list (thousands of
+    modules for a corpus): the records are unpacked in one pass, a CodeView record's identifiers
+    worked out once, and the empty version and misc records shared.
+    """
     source = ctx.source
     first, count = read_list_header(ctx, MODULE_SIZE, "module list")
-    record = source.struct(_MODULE_FORMAT)
+    records = source.struct(_MODULE_FORMAT).iter_unpack(source.data[first : first + count * MODULE_SIZE])
+    apple = os in (Os.MACOS, Os.IOS)
+    # the version rust-minidump prints: "hi>>16.hi&0xffff.lo>>16.lo&0xffff" of the file version on
+    # macOS / iOS / Windows, else the four 32-bit file and product version numbers
+    windows_style_version = apple or os is Os.WINDOWS
+    no_codeview_code_id = os is Os.WINDOWS  # a Windows module without CodeView: the Windows style
     modules = []
     # records of one CodeView location are read once: a hostile list may point thousands of
     # modules at one big record (see ByteSource on shared strings)
-    codeviews: dict[Location, CodeView | BadRva | StreamTruncated | None] = {}
-    for i in range(count):
-        offset = first + i * MODULE_SIZE
-        f = record.unpack_from(source.data, offset)
+    codeviews: dict[tuple[int, int], _CodeViewFacts | BadRva | StreamTruncated] = {}
+    for i, f in enumerate(records):
         base, size, checksum, stamp, name_rva = f[0:5]
-        version_info = VersionInfo(*f[5:18])
-        cv = Location(f[18], f[19])
-        misc = Location(f[20], f[21])
+        cv_size, cv_rva, misc_size, misc_rva = f[18:22]
         if size == 0 or base + size > (1 << 64) - 1:
+            offset = first + i * MODULE_SIZE
             ctx.note(f"module[{i}] has a bad image size {size:#x} at base {base:#x}; skipped", offset=offset)
             continue
         try:
@@ -475,44 +480,63 @@ def parse_module_list(ctx: StreamContext, os: Os) -> ModuleList:
         except (BadRva, BadData) as exc:
             ctx.report(type(exc)(f"module[{i}] name: {exc.message}", offset=exc.offset))
             name = ""
-        if misc.data_size and not source.has(misc.rva, misc.data_size):
+        if misc_size and not source.has(misc_rva, misc_size):
             # the misc (IMAGE_DEBUG_MISC) record is not used, but a location outside the file is damage
             ctx.note(
-                f"module[{i}] ({name}) misc record of {misc.data_size:#x} bytes at {misc.rva:#x} "
+                f"module[{i}] ({name}) misc record of {misc_size:#x} bytes at {misc_rva:#x} "
                 "is outside the file",
-                offset=offset,
+                offset=first + i * MODULE_SIZE,
                 code=BadRva.code,
             )
-        codeview: CodeView | None = None
-        if cv.data_size:
-            if cv not in codeviews:
+        facts = None
+        if cv_size:
+            read = codeviews.get((cv_size, cv_rva))
+            if read is None:
                 try:
-                    codeviews[cv] = _read_codeview(ctx, cv)
+                    read = _codeview_facts(source, cv_rva, cv_size)
                 except (BadRva, StreamTruncated) as exc:
-                    codeviews[cv] = exc
-            read = codeviews[cv]
-            if isinstance(read, BadRva | StreamTruncated):
+                    read = exc
+                codeviews[cv_size, cv_rva] = read
+            if isinstance(read, tuple):
+                facts = read
+            else:
                 ctx.report(
                     type(read)(f"module[{i}] ({name}) CodeView record: {read.message}", offset=read.offset)
                 )
+        codeview: CodeView | None = None
+        identifier: DebugId | None = None
+        debug_file = ""
+        own_code_id: str | None = None if no_codeview_code_id else ""
+        if facts is not None:
+            codeview, identifier, code_id_elsewhere, apple_code_id, facts_debug_file = facts
+            debug_file = name if facts_debug_file is None else facts_debug_file
+            own_code_id = apple_code_id if apple else code_id_elsewhere
+        code_id = f"{stamp:08x}{size:x}" if own_code_id is None else own_code_id
+        version_fields = f[5:18]
+        version_info = _NO_VERSION if version_fields == _NO_VERSION_FIELDS else VersionInfo(*version_fields)
+        version = None
+        if f[5] == VS_FFI_SIGNATURE and f[6] == VS_FFI_STRUCVERSION:
+            hi, lo = f[7], f[8]
+            if windows_style_version:
+                version = f"{hi >> 16}.{hi & 0xFFFF}.{lo >> 16}.{lo & 0xFFFF}"
             else:
-                codeview = read
+                version = f"{hi}.{lo}.{f[9]}.{f[10]}"
         modules.append(
             Module(
-                base=base,
-                size=size,
-                checksum=checksum,
-                time_date_stamp=stamp,
-                module_name_rva=name_rva,
-                version_info=version_info,
-                cv_record=cv,
-                misc_record=misc,
-                code_file=name,
-                codeview=codeview,
-                debug_identifier=debug_id_of(codeview, source.endian),
-                code_id=code_id_of(codeview, os, stamp, size),
-                debug_file=debug_file_of(codeview, name),
-                version=version_of(version_info, os),
+                base,
+                size,
+                checksum,
+                stamp,
+                name_rva,
+                version_info,
+                Location(cv_size, cv_rva),
+                Location(misc_size, misc_rva) if misc_size or misc_rva else _NO_LOCATION,
+                name,
+                codeview,
+                identifier,
+                code_id,
+                debug_file,
+                version,
             )
         )
     return ModuleList(tuple(modules))

@@ -1,20 +1,31 @@
 """Bounds-checked reads over the dump's bytes; every failure is a `MinidumpError` with an offset.
 
-`ByteSource` wraps the whole file (a memoryview over the mmap or the bytes) and
-knows the byte order. `Cursor` walks one stream. Neither ever allocates by a
-count found in the file: callers check counts against the bytes that exist
-(`fit_count`) before looping.
+`file_bytes` gets a dump file's bytes (read, or mapped when large). `ByteSource` wraps the whole
+file (a memoryview over the mmap or the bytes) and knows the byte order. `Cursor` walks one
+stream. Neither ever allocates by a count found in the file: callers check counts against the
+bytes that exist (`fit_count`) before looping.
 """
 
 from __future__ import annotations
 
+import codecs
+import mmap
+import os
+import stat
 import struct
 from collections.abc import Callable
 from functools import lru_cache
 
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump.context_layouts import context_size
-from inspector.core.minidump.errors import BadData, BadRva, StreamProblem, StreamSizeMismatch, StreamTruncated
+from inspector.core.minidump.errors import (
+    BadData,
+    BadRva,
+    StreamProblem,
+    StreamSizeMismatch,
+    StreamTruncated,
+    UnreadableFile,
+)
 from inspector.core.minidump.format import Location
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
@@ -50,6 +61,67 @@ def _compiled(fmt: str) -> struct.Struct:
     return struct.Struct(fmt)
 
 
+# ---- the file ------------------------------------------------------------------------------------
+
+#: A file up to this size is read rather than mapped: mapping a small dump costs more (the map and
+#: unmap calls, a page fault for each page read) than copying it, and most dumps are small.
+READ_LIMIT = 4 << 20
+
+
+def check_openable(path: os.PathLike[str], kind: str = "minidump") -> None:
+    """`UnreadableFile` for a directory or a file that is not regular (a pipe, socket or device:
+    opening a named pipe for reading would wait for a writer, for ever). One `stat`; a path that
+    cannot be looked at is left to the `open` that follows, whose error says why."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISDIR(mode):
+        raise UnreadableFile(f"{path} is a directory, not a {kind} file")
+    if not stat.S_ISREG(mode):
+        raise UnreadableFile(f"{path} is not a regular file (a pipe, socket or device), not a {kind} file")
+
+
+def open_for_reading(path: os.PathLike[str]) -> int:
+    """A file descriptor to read `path` (binary on Windows), or `UnreadableFile`."""
+    try:
+        return os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise UnreadableFile(f"{path}: no such file") from None
+    except OSError as exc:
+        raise UnreadableFile(f"{path}: cannot open ({exc.strerror or exc})") from None
+
+
+def read_up_to(fd: int, size: int) -> bytes:
+    """Up to `size` bytes from `fd` (fewer at its end)."""
+    chunks = []
+    while size > 0 and (chunk := os.read(fd, size)):
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def file_bytes(path: os.PathLike[str]) -> tuple[memoryview, mmap.mmap | None]:
+    """The bytes of the file at `path` (checked with `check_openable` first), and its mapping to
+    close when they were mapped rather than read (a file over `READ_LIMIT`)."""
+    fd = open_for_reading(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size <= READ_LIMIT:
+            try:
+                return memoryview(read_up_to(fd, size)), None
+            except OSError as exc:
+                raise UnreadableFile(f"{path}: cannot read the file ({exc})") from None
+        mapping = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        return memoryview(mapping), mapping
+    except (OSError, ValueError) as exc:
+        raise UnreadableFile(f"{path}: cannot map the file ({exc})") from None
+    finally:
+        os.close(fd)
+
+
+# ---- the bytes -------------------------------------------------------------------------------------
+
 #: Bytes of text a dump may decode, at the least (it may always decode 4x its own size).
 TEXT_BUDGET = 64 << 20
 
@@ -64,31 +136,38 @@ class ByteSource:
     `TEXT_BUDGET` or 4x the file's size; past that a string is `BadData`.
     """
 
-    __slots__ = ("_strings", "_text_budget", "_u32", "data", "endian", "size")
+    __slots__ = (
+        "_text_budget",
+        "_u32",
+        "_utf8_strings",
+        "_utf16",
+        "_utf16_strings",
+        "data",
+        "endian",
+        "size",
+    )
 
     def __init__(self, data: memoryview, endian: str = "<") -> None:
         self.data = data
         self.size = len(data)
         self.endian = endian
         self._u32 = _compiled(endian + "I").unpack_from
-        self._strings: dict[tuple[int, bool], str] = {}
+        # the codec's own function: `bytes.decode("utf-16-le")` goes through the codec registry
+        # and a Python wrapper for every module, thread and annotation name
+        self._utf16 = codecs.utf_16_le_decode if endian == "<" else codecs.utf_16_be_decode
+        # decoded strings by offset, one table per encoding
+        self._utf16_strings: dict[int, str] = {}
+        self._utf8_strings: dict[int, str] = {}
         self._text_budget = max(TEXT_BUDGET, 4 * self.size)
 
-    def _text(self, offset: int, utf8: bool, raw: memoryview, encoding: str) -> str:
-        key = (offset, utf8)
-        text = self._strings.get(key)
-        if text is not None:
-            return text
-        if len(raw) > self._text_budget:
-            raise BadData(
-                f"string of {len(raw)} bytes at {offset:#x} is past this dump's budget for text "
-                "(many records name long strings)",
-                offset=offset,
-            )
-        text = bytes(raw).decode(encoding)
-        self._text_budget -= len(raw)
-        self._strings[key] = text
-        return text
+    @staticmethod
+    def _over_budget(offset: int, size: int) -> BadData:
+        """A string past the budget for text (which strings spend once decoded)."""
+        return BadData(
+            f"string of {size} bytes at {offset:#x} is past this dump's budget for text "
+            "(many records name long strings)",
+            offset=offset,
+        )
 
     def struct(self, fmt: str) -> struct.Struct:
         """A compiled struct for `fmt` in this dump's byte order."""
@@ -99,12 +178,20 @@ class ByteSource:
 
     def slice(self, offset: int, size: int, what: str = "data") -> memoryview:
         """`size` bytes at `offset`, or `BadRva` when they are not all in the file."""
-        if not self.has(offset, size):
-            raise BadRva(
-                f"{what} of {size} bytes at {offset:#x} is outside the file ({self.size:#x} bytes)",
-                offset=offset,
-            )
+        if offset < 0 or size < 0 or offset + size > self.size:  # `has`, without a call: hot
+            raise self._outside(offset, size, what)
         return self.data[offset : offset + size]
+
+    def copy(self, offset: int, size: int, what: str = "data") -> bytes:
+        """`slice`'s bytes, copied."""
+        if offset < 0 or size < 0 or offset + size > self.size:
+            raise self._outside(offset, size, what)
+        return self.data[offset : offset + size].tobytes()
+
+    def _outside(self, offset: int, size: int, what: str) -> BadRva:
+        return BadRva(
+            f"{what} of {size} bytes at {offset:#x} is outside the file ({self.size:#x} bytes)", offset=offset
+        )
 
     def unpack(self, fmt: str, offset: int, what: str = "record") -> tuple[int, ...]:
         s = self.struct(fmt)
@@ -114,21 +201,29 @@ class ByteSource:
         return values
 
     def u32(self, offset: int) -> int:
-        if not self.has(offset, 4):
+        if offset < 0 or offset + 4 > self.size:  # `has`, without a call: hot
             raise BadRva(f"u32 at {offset:#x} is outside the file", offset=offset)
         value: int = self._u32(self.data, offset)[0]
         return value
 
     def utf16_string(self, offset: int) -> str:
         """A MINIDUMP_STRING: u32 byte length then UTF-16 (strict: bad surrogates are an error)."""
+        text = self._utf16_strings.get(offset)
+        if text is not None:
+            return text
         length = self.u32(offset)
         if length % 2:
             raise BadData(f"UTF-16 string at {offset:#x} has odd byte length {length}", offset=offset)
         raw = self.slice(offset + 4, length, "UTF-16 string")
+        if length > self._text_budget:
+            raise self._over_budget(offset, length)
         try:
-            return self._text(offset, False, raw, "utf-16-le" if self.endian == "<" else "utf-16-be")
+            text = self._utf16(raw, "strict", True)[0]
         except UnicodeDecodeError as exc:
             raise BadData(f"UTF-16 string at {offset:#x} is not valid UTF-16", offset=offset) from exc
+        self._text_budget -= length
+        self._utf16_strings[offset] = text
+        return text
 
     def utf8_string(self, offset: int, *, terminated: bool) -> str:
         """A MINIDUMP_UTF8_STRING: u32 length, bytes, and (if `terminated`) a NUL after them."""
@@ -136,10 +231,18 @@ class ByteSource:
         raw = self.slice(offset + 4, length, "UTF-8 string")
         if terminated and (not self.has(offset + 4 + length, 1) or self.data[offset + 4 + length] != 0):
             raise BadData(f"UTF-8 string at {offset:#x} is not NUL-terminated", offset=offset)
+        text = self._utf8_strings.get(offset)
+        if text is not None:
+            return text
+        if length > self._text_budget:
+            raise self._over_budget(offset, length)
         try:
-            return self._text(offset, True, raw, "utf-8")
+            text = str(raw, "utf-8")
         except UnicodeDecodeError as exc:
             raise BadData(f"UTF-8 string at {offset:#x} is not valid UTF-8", offset=offset) from exc
+        self._text_budget -= length
+        self._utf8_strings[offset] = text
+        return text
 
 
 class Cursor:
@@ -220,6 +323,11 @@ def location_problem(source: ByteSource, rva: int, size: int, what: str, at: int
     """A `BadRva` (at `at`, the descriptor's offset) when `size` bytes at `rva` are not all in the file."""
     if source.has(rva, size):
         return None
+    return outside_problem(source, rva, size, what, at)
+
+
+def outside_problem(source: ByteSource, rva: int, size: int, what: str, at: int) -> BadRva:
+    """The `BadRva` of `location_problem` for bytes known not to be all in the file."""
     present = max(0, min(size, source.size - rva))
     where = f"partly outside the file (the first {present:#x} are in it)" if present else "outside the file"
     return BadRva(f"{what} of {size:#x} bytes at {rva:#x} is {where}", offset=at)

@@ -241,7 +241,7 @@ class MiscInfo:
     process_cookie_raw: int | None = None
 
     def _flag(self, flag: MiscInfoFlag) -> bool:
-        return bool(self.flags1 & flag)
+        return bool(int.__and__(self.flags1, flag))  # `flags1 & flag` would be IntFlag's Python `__rand__`
 
     @property
     def process_id(self) -> int | None:
@@ -329,12 +329,16 @@ class BreakpadInfo:
 
     @property
     def dump_thread_id(self) -> int | None:
-        return self.raw_dump_thread_id if self.validity & BreakpadInfoValid.DUMP_THREAD_ID else None
+        return (
+            self.raw_dump_thread_id if int.__and__(self.validity, BreakpadInfoValid.DUMP_THREAD_ID) else None
+        )
 
     @property
     def requesting_thread_id(self) -> int | None:
         return (
-            self.raw_requesting_thread_id if self.validity & BreakpadInfoValid.REQUESTING_THREAD_ID else None
+            self.raw_requesting_thread_id
+            if int.__and__(self.validity, BreakpadInfoValid.REQUESTING_THREAD_ID)
+            else None
         )
 
 
@@ -433,7 +437,7 @@ def parse_misc_info(ctx: StreamContext) -> MiscInfo:
             xstate_size_of_info=size_of_info,
             xstate_context_size=context_size,
             xstate_enabled_features=enabled,
-            xstate_features=tuple((feats[2 * i], feats[2 * i + 1]) for i in range(64)),
+            xstate_features=tuple(zip(feats[0::2], feats[1::2], strict=True)),
             process_cookie_raw=cur.u32("process cookie"),
         )
     return MiscInfo(version, *base, **info)  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from inspector.core.minidump.reader import (
     ContextCache,
     ContextReader,
     StreamContext,
-    location_problem,
+    outside_problem,
     read_ex_list_header,
     read_list_header,
     read_stream_context,
@@ -147,11 +147,9 @@ def parse_thread_list(ctx: StreamContext, read_context: ContextReader | None) ->
         stack_loc = Location(stack_size, stack_rva)
         ctx_loc = Location(ctx_size, ctx_rva)
         stack = read_memory_region(ctx, stack_start, stack_loc)
-        if stack_size and stack_rva:
+        if stack_size and stack_rva and not source.has(stack_rva, stack_size):  # (the message only then)
             what = f"thread[{i}] (id {tid:#x}) stack"
-            problem = location_problem(source, stack_rva, stack_size, what, offset)
-            if problem is not None:
-                ctx.report(problem, rejects=False)
+            ctx.report(outside_problem(source, stack_rva, stack_size, what, offset), rejects=False)
         context = None
         if read_context is not None:
             what = f"thread[{i}] (id {tid:#x}) context"

@@ -10,6 +10,8 @@ def symbol_problems(modules: tuple[ModuleEntry, ...]) -> tuple[Problem, ...]:
     out = []
     for entry in modules:
         symbols = entry.symbols
+        if symbols.damage is None and symbols.state is not SymbolState.UNREADABLE:
+            continue  # nothing to say, as for nearly every module
         name = entry.module.filename
         if symbols.state is SymbolState.DAMAGED and symbols.damage is not None:
             out.append(

@@ -106,8 +106,9 @@ def unwalked_state(
         analysis = _crash_analysis(dump, system, crash, options)
         problems_from_analysis = [Problem("dump", p.code, p.message) for p in analysis.problems]
     requesting = dump.crashing_thread_index
-    threads = tuple(_unwalked_thread(dump, thread, starts[thread.index]) for thread in dump.threads)
-    modules = tuple(ModuleEntry(i, module) for i, module in enumerate(dump.modules))
+    writer = dump.dump_thread_id
+    threads = tuple(_unwalked_thread(dump, thread, starts[thread.index], writer) for thread in dump.threads)
+    modules = tuple([ModuleEntry(i, module) for i, module in enumerate(dump.modules)])
     lsb = dump.lsb_release if _usable(dump, StreamType.LinuxLsbRelease) else None
     limits = dump.linux_limits if _usable(dump, StreamType.MozLinuxLimits) else None
     soft = dump.soft_errors if _usable(dump, StreamType.MozSoftErrors) else None
@@ -245,9 +246,9 @@ def thread_starts(dump: Minidump) -> list[ThreadStart]:
     return starts
 
 
-def _unwalked_thread(dump: Minidump, thread: Thread, start: ThreadStart) -> CallStack:
+def _unwalked_thread(dump: Minidump, thread: Thread, start: ThreadStart, writer: int | None) -> CallStack:
     name = dump.thread_name(thread)
-    if thread.thread_id == dump.dump_thread_id:
+    if thread.thread_id == writer:
         # rust-minidump: the thread that wrote the dump (Breakpad's handler thread) is not walked.
         return CallStack(
             thread.index,

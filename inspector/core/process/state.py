@@ -74,6 +74,8 @@ class SymbolState(enum.Enum):
     UNREADABLE = "unreadable"
 
 
+_NOT_REQUESTED, _LOADED, _DAMAGED = SymbolState.NOT_REQUESTED, SymbolState.LOADED, SymbolState.DAMAGED
+
 _STATE_BY_STATUS = {
     SymbolStatus.LOADED: SymbolState.LOADED,
     SymbolStatus.DAMAGED: SymbolState.DAMAGED,
@@ -104,23 +106,28 @@ class ModuleSymbolSummary:
     help: str | None = None  # without symbols: the module's identity and the files that would do
     functions: int | None = None  # FUNC records in the loaded file (0: PUBLIC names only); None: no file
 
+    # Each reads `state` itself (the JSON report asks three of them for every module).
+
     @property
     def requested(self) -> bool:
-        return self.state is not SymbolState.NOT_REQUESTED
+        return self.state is not _NOT_REQUESTED
 
     @property
     def loaded(self) -> bool:
-        return self.state in (SymbolState.LOADED, SymbolState.DAMAGED)
+        state = self.state
+        return state is _LOADED or state is _DAMAGED
 
     @property
     def corrupt(self) -> bool:
         """Damaged lines were skipped, or rust-minidump would refuse the file (JSON `corrupt_symbols`)."""
-        return self.state is SymbolState.DAMAGED or (self.loaded and self.rust_minidump_rejects)
+        state = self.state
+        return state is _DAMAGED or (state is _LOADED and self.rust_minidump_rejects)
 
     @property
     def missing(self) -> bool:
         """Looked for and not loaded (rust-minidump's `missing_symbols`)."""
-        return self.requested and not self.loaded
+        state = self.state
+        return not (state is _NOT_REQUESTED or state is _LOADED or state is _DAMAGED)
 
     @classmethod
     def of(cls, symbols: ModuleSymbols) -> ModuleSymbolSummary:

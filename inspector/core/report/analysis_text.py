@@ -41,7 +41,8 @@ def shown_analysis(analysis: CrashAnalysis | None, *, all_cpus: bool) -> CrashAn
 
 
 def crash_info_fields(analysis: CrashAnalysis | None, crashed: bool, hexa: Hex) -> dict[str, JsonValue]:
-    """The analysis keys of `crash_info` (all null without an exception)."""
+    """The analysis keys of `crash_info` (all null without an exception). The objects in them have
+    their keys in sorted order, as the JSON report writes them (`json_report.json_document`)."""
     if analysis is None:
         return {
             "adjusted_address": None,
@@ -61,7 +62,7 @@ def crash_info_fields(analysis: CrashAnalysis | None, crashed: bool, hexa: Hex) 
         else (
             {"kind": adjusted.kind.value, "offset": hexa(adjusted.value)}
             if adjusted.kind is AdjustedKind.NULL_POINTER
-            else {"kind": adjusted.kind.value, "address": hexa(adjusted.value)}
+            else {"address": hexa(adjusted.value), "kind": adjusted.kind.value}
         ),
         "instruction": None if ins is None else ins.instruction.text,
         "memory_accesses": None
@@ -71,15 +72,15 @@ def crash_info_fields(analysis: CrashAnalysis | None, crashed: bool, hexa: Hex) 
         "possible_bit_flips": [
             {
                 "address": hexa(flip.address),
-                "source_register": flip.source_register,
                 "confidence": flip.confidence,
                 "details": {
-                    "was_non_canonical": flip.details.was_non_canonical,
                     "is_null": flip.details.is_null,
-                    "was_low": flip.details.was_low,
                     "nearby_registers": flip.details.nearby_registers,
                     "poison_registers": flip.details.poison_registers,
+                    "was_low": flip.details.was_low,
+                    "was_non_canonical": flip.details.was_non_canonical,
                 },
+                "source_register": flip.source_register,
             }
             for flip in analysis.possible_bit_flips
         ]
@@ -90,11 +91,13 @@ def crash_info_fields(analysis: CrashAnalysis | None, crashed: bool, hexa: Hex) 
 
 
 def _access(access: MemoryAccess, hexa: Hex) -> dict[str, JsonValue]:
-    out: dict[str, JsonValue] = {"address": hexa(access.address), "size": access.size}
-    if access.is_likely_guard_page:
-        out["is_likely_guard_page"] = True
+    out: dict[str, JsonValue] = {}
     if access.access_type is not AccessType.UNDERIVABLE:
         out["access_type"] = access.access_type.value
+    out["address"] = hexa(access.address)
+    if access.is_likely_guard_page:
+        out["is_likely_guard_page"] = True
+    out["size"] = access.size
     return out
 
 
@@ -110,12 +113,12 @@ def _code_source(analysis: CrashAnalysis, hexa: Hex) -> dict[str, JsonValue] | N
     if source is None:
         return None
     return {
-        "from": None if source.origin is CodeOrigin.NONE else source.origin.value,
         "address": hexa(source.address),
-        "size": source.size,
+        "from": None if source.origin is CodeOrigin.NONE else source.origin.value,
         "module": source.module,
-        "path": source.path,
         "note": source.note,
+        "path": source.path,
+        "size": source.size,
     }
 
 

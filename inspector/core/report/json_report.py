@@ -26,8 +26,8 @@ from collections.abc import Callable, Mapping
 from inspector.core.minidump import basename
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
 from inspector.core.report.analysis_text import crash_info_fields, shown_analysis
+from inspector.core.strict import strict
 from inspector.core.symbols.identity import MatchedBy, has_debug_id
-from inspector.core.types import format_address
 from inspector.core.unwind import CallStack, StackFrame
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
@@ -45,55 +45,68 @@ NIL_DEBUG_ID = "0" * 33
 def render_json(state: ProcessState, *, pretty: bool = False, analysis_all_cpus: bool = False) -> str:
     """The report as text: compact like `--json`, indented like `--json --pretty`."""
     document = json_document(state, analysis_all_cpus=analysis_all_cpus)
+    # The document's objects are built with their keys in order (`json_document`), so the encoder
+    # neither sorts them nor (a fresh tree) looks for cycles: a third of its time on a corpus.
     if pretty:
-        return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)
-    return json.dumps(document, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        text = json.dumps(document, indent=2, ensure_ascii=False, check_circular=False)
+    else:
+        text = _encode(document)
+    if strict():  # the tests: every object's keys really are sorted
+        expected = json.dumps(
+            document, indent=2 if pretty else None, separators=None if pretty else (",", ":"),
+            sort_keys=True, ensure_ascii=False,
+        )  # fmt: skip
+        assert text == expected, "a JSON object of json_document is built with its keys out of order"
+    return text
+
+
+#: `--json`'s encoder, made once (`json.dumps` makes one a call).
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
 def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> dict[str, JsonValue]:
-    width = state.system.pointer_width
-
-    def hexa(value: int) -> str:
-        return format_address(value, width)
-
+    """The report as JSON values. Every object has its keys in sorted order, as rust-minidump's
+    serde maps write them: the hot ones (frames, modules, threads) are written so, the rest sorted."""
+    hexa = hex_formatter(state.system.pointer_width)
     system = state.system
     crash = state.crash
     threads = [_thread(stack, hexa) for stack in state.threads]
     subjects = dict(state.cert_subjects)
+    crash_info: dict[str, JsonValue] = {
+        "type": None if crash is None else crash.reason,
+        "address": None if crash is None else hexa(crash.address),
+        **crash_info_fields(
+            shown_analysis(state.analysis, all_cpus=analysis_all_cpus), crash is not None, hexa
+        ),
+        "crashing_thread": state.requesting_thread,
+        "assertion": None,
+    }
     document: dict[str, JsonValue] = {
         "status": "OK",
         "system_info": {
-            "os": system.os_name,
-            "os_ver": system.os_version,
             "cpu_arch": system.cpu_arch,
-            "cpu_info": system.cpu_info,
             "cpu_count": system.cpu_count,
+            "cpu_info": system.cpu_info,
             "cpu_microcode_version": None
             if system.cpu_microcode_version is None
             else f"{system.cpu_microcode_version:#x}",
+            "os": system.os_name,
+            "os_ver": system.os_version,
         },
-        "crash_info": {
-            "type": None if crash is None else crash.reason,
-            "address": None if crash is None else hexa(crash.address),
-            **crash_info_fields(
-                shown_analysis(state.analysis, all_cpus=analysis_all_cpus), crash is not None, hexa
-            ),
-            "crashing_thread": state.requesting_thread,
-            "assertion": None,
-        },
+        "crash_info": dict(sorted(crash_info.items())),
         "lsb_release": None
         if state.lsb_release is None
         else {
-            "id": state.lsb_release.id,
-            "release": state.lsb_release.release,
             "codename": state.lsb_release.codename,
             "description": state.lsb_release.description,
+            "id": state.lsb_release.id,
+            "release": state.lsb_release.release,
         },
         "proc_limits": None
         if state.proc_limits is None
         else {
             "limits": [
-                {"name": limit.name, "soft": limit.soft, "hard": limit.hard, "unit": limit.unit}
+                {"hard": limit.hard, "name": limit.name, "soft": limit.soft, "unit": limit.unit}
                 for limit in state.proc_limits
             ]
         },
@@ -104,14 +117,14 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
             "num_records": len(state.mac_crash_info.records),
             "records": [
                 {
-                    "thread": _opt_hex(record.value("thread"), hexa),
-                    "dialog_mode": _opt_hex(record.value("dialog_mode"), hexa),
                     "abort_cause": _opt_hex(record.value("abort_cause"), hexa),
-                    "module": _opt_str(record.value("module_path")),
-                    "message": _opt_str(record.value("message")),
-                    "signature_string": _opt_str(record.value("signature_string")),
                     "backtrace": _opt_str(record.value("backtrace")),
+                    "dialog_mode": _opt_hex(record.value("dialog_mode"), hexa),
+                    "message": _opt_str(record.value("message")),
                     "message2": _opt_str(record.value("message2")),
+                    "module": _opt_str(record.value("module_path")),
+                    "signature_string": _opt_str(record.value("signature_string")),
+                    "thread": _opt_hex(record.value("thread"), hexa),
                 }
                 for record in state.mac_crash_info.records
             ],
@@ -129,22 +142,22 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
         "unloaded_modules": [
             {
                 "base_addr": hexa(module.base),
+                # rust-minidump looks unloaded modules up by their whole name here (by base name in --human)
+                "cert_subject": subjects.get(module.code_file),
                 "code_id": module.code_id,
                 "end_addr": hexa(module.base + module.size),
                 "filename": module.code_file,
-                # rust-minidump looks unloaded modules up by their whole name here (by base name in --human)
-                "cert_subject": subjects.get(module.code_file),
             }
             for module in state.unloaded_modules
         ],
         "handles": None
         if state.handles is None
         else [
-            {"handle": handle.handle, "type_name": handle.type_name, "object_name": handle.object_name}
+            {"handle": handle.handle, "object_name": handle.object_name, "type_name": handle.type_name}
             for handle in state.handles.handles
         ],
         "inspector_problems": [
-            {"source": p.source, "code": p.code, "message": p.message, "offset": p.offset}
+            {"code": p.code, "message": p.message, "offset": p.offset, "source": p.source}
             for p in state.problems
         ],
     }
@@ -152,40 +165,48 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
     if requesting is not None and state.threads[requesting].frames:
         thread = threads[requesting]
         assert isinstance(thread, dict)
-        copy: dict[str, JsonValue] = dict(thread)
-        frames = copy["frames"]
+        frames = thread["frames"]
         assert isinstance(frames, list)
         first = dict(frames[0]) if isinstance(frames[0], dict) else {}
         first["registers"] = _registers(state.threads[requesting].frames[0])
-        copy["frames"] = [first, *frames[1:]]
-        copy["threads_index"] = requesting
-        document["crashing_thread"] = copy
+        # the thread's keys are sorted, and "threads_index" comes after all of them
+        document["crashing_thread"] = {
+            **thread,
+            "frames": [dict(sorted(first.items())), *frames[1:]],
+            "threads_index": requesting,
+        }
     if state.microdump is not None:
         document["inspector_microdump"] = _microdump(state.microdump)
-    return document
+    return dict(sorted(document.items()))
+
+
+def hex_formatter(pointer_width: int) -> _Hex:
+    """`format_address(value, pointer_width)` as one bound method (called for every frame and module)."""
+    formatter: _Hex = f"0x{{:0{pointer_width * 2}x}}".format
+    return formatter
 
 
 def _microdump(info: MicrodumpInfo) -> dict[str, JsonValue]:
     return {
-        "index": info.index,
+        "complete": info.complete,
         "count": info.count,
         "first_line": info.first_line,
-        "last_line": info.last_line,
-        "complete": info.complete,
-        "product": info.product,
-        "process_type": info.process_type,
+        "gpu": {"renderer": info.gpu.renderer, "vendor": info.gpu.vendor, "version": info.gpu.version},
         "hardware_arch": info.hardware_arch,
-        "gpu": {"version": info.gpu.version, "vendor": info.gpu.vendor, "renderer": info.gpu.renderer},
+        "index": info.index,
+        "last_line": info.last_line,
+        "process_type": info.process_type,
+        "product": info.product,
     }
 
 
 def _thread(stack: CallStack, hexa: _Hex) -> dict[str, JsonValue]:
     return {
         "frame_count": len(stack.frames),
-        "last_error_value": last_error_name(stack.last_error_value),
-        "thread_name": stack.thread_name,
-        "thread_id": stack.thread_id,
         "frames": [_frame(frame, hexa) for frame in stack.frames],
+        "last_error_value": last_error_name(stack.last_error_value),
+        "thread_id": stack.thread_id,
+        "thread_name": stack.thread_name,
     }
 
 
@@ -193,34 +214,38 @@ def _frame(frame: StackFrame, hexa: _Hex) -> dict[str, JsonValue]:
     module = frame.module
     symbol = frame.symbol
     function_base = frame.function_base
-    out: dict[str, JsonValue] = {
-        "frame": frame.index,
-        "module": None if module is None else module.filename,
-        "function": None if symbol is None else symbol.function_name,
+    instruction = frame.instruction
+    return {
         "file": None if symbol is None else symbol.source_file,
-        "line": None if symbol is None else symbol.source_line,
-        "offset": hexa(frame.instruction),
+        "frame": frame.index,
+        "function": None if symbol is None else symbol.function_name,
+        "function_offset": None if function_base is None else hexa(instruction - function_base),
         "inlines": [
-            {"function": inline.function, "file": inline.file, "line": inline.line}
+            {"file": inline.file, "function": inline.function, "line": inline.line}
             for inline in frame.inlines
         ]
-        or None,
-        "module_offset": None if module is None else hexa(frame.instruction - module.base),
+        if frame.inlines
+        else None,
+        "line": None if symbol is None else symbol.source_line,
+        "missing_symbols": symbol is None,
+        "module": None if module is None else module.filename,
+        "module_offset": None if module is None else hexa(instruction - module.base),
+        "offset": hexa(instruction),
+        "trust": frame.trust._value_,  # `.value` is a property in Python: one call more a frame
         "unloaded_modules": [
             {"module": hit.name, "offsets": [hexa(offset) for offset in hit.offsets]}
             for hit in frame.unloaded_modules
         ]
-        or None,
-        "function_offset": None if function_base is None else hexa(frame.instruction - function_base),
-        "missing_symbols": symbol is None,
-        "trust": frame.trust.value,
+        if frame.unloaded_modules
+        else None,
     }
-    return out
 
 
 def _registers(frame: StackFrame) -> dict[str, JsonValue]:
+    """The context's valid registers, zero-padded to its own width (`CpuContext.format_register`)."""
     ctx = frame.context
-    return {name: ctx.format_register(name) for name, _ in ctx.valid_registers()}
+    hexa = hex_formatter(ctx.pointer_width)
+    return {name: hexa(value) for name, value in sorted(ctx.valid_registers())}
 
 
 def _module(entry: ModuleEntry, hexa: _Hex, cert_subjects: Mapping[str, str]) -> dict[str, JsonValue]:
@@ -232,20 +257,21 @@ def _module(entry: ModuleEntry, hexa: _Hex, cert_subjects: Mapping[str, str]) ->
         # what the file found by code id names, as rust-minidump reports a symbol server's
         # answer to its code-id lookup
         debug_file, debug_id = basename(match.file.debug_file), match.file.debug_id
+    base = module.base
     return {
-        "base_addr": hexa(module.base),
+        "base_addr": hexa(base),
+        "cert_subject": cert_subjects.get(module.filename),
+        "code_id": module.code_id,
+        "corrupt_symbols": symbols.corrupt,
         "debug_file": debug_file,
         "debug_id": debug_id or NIL_DEBUG_ID,
-        "end_addr": hexa(module.base + module.size),
+        "end_addr": hexa(base + module.size),
         "filename": module.filename,
-        "code_id": module.code_id,
-        "version": module.version,
-        "cert_subject": cert_subjects.get(module.filename),
-        "missing_symbols": symbols.missing,
-        "loaded_symbols": symbols.loaded,
-        "corrupt_symbols": symbols.corrupt,
-        "symbol_url": symbols.symbol_url,
         "inspector_matched_by": None if match is None else match.by.json,
+        "loaded_symbols": symbols.loaded,
+        "missing_symbols": symbols.missing,
+        "symbol_url": symbols.symbol_url,
+        "version": module.version,
     }
 
 
@@ -264,5 +290,5 @@ def _json_value(value: object) -> JsonValue:
     if isinstance(value, list):
         return [_json_value(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _json_value(v) for k, v in value.items()}
+        return dict(sorted(((str(k), _json_value(v)) for k, v in value.items()), key=lambda item: item[0]))
     return str(value)

@@ -18,6 +18,7 @@ from inspector.core.minidump import (
     StreamVendor,
     UnreadableFile,
     VersionMismatch,
+    reader,
 )
 from inspector.core.types import Cpu, Os
 from tests.synth.minidump import SynthContext, SynthMinidump
@@ -209,16 +210,23 @@ def test_big_endian_dump_is_read() -> None:
     assert dump.modules[0].debug_id == "00112233445566778899AABBCCDDEEFF0"
 
 
-def test_open_maps_the_file_and_regions_are_views_into_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mapped", [False, True])
+def test_open_reads_or_maps_the_file_and_regions_are_views_into_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mapped: bool
+) -> None:
+    """A small file is read, a larger one (over `READ_LIMIT`) mapped; regions are views either way."""
     stack = bytes(range(256)) * 16
     path = tmp_path / "x.dmp"
     path.write_bytes(
         SynthMinidump().add_thread(1, context=SynthContext.amd64(rsp=0x8000), stack=(0x8000, stack)).finish()
     )
+    if mapped:
+        monkeypatch.setattr(reader, "READ_LIMIT", 1024)
     with Minidump.open(path) as dump:
         region = dump.threads[0].stack
         assert region is not None
-        assert isinstance(region.data.obj, mmap.mmap)  # a view, not a copy
+        assert region.data.obj is dump.data.obj  # a view, not a copy
+        assert isinstance(dump.data.obj, mmap.mmap if mapped else bytes)
         assert region.read_u32(0x8004) == 0x07060504
         assert dump.path == path
 
@@ -249,6 +257,7 @@ def test_close_is_idempotent_even_while_regions_are_alive(tmp_path: Path) -> Non
     path.write_bytes(SynthMinidump().add_memory(0x1000, b"abcd").finish())
     dump = Minidump.open(path)
     region = dump.memory.region_for(0x1000)
+    assert dump.memory_list is not None  # parsed (and cached) before the close
     dump.close()
     dump.close()
     assert region is not None and region.read(0x1000, 4) == b"abcd"
@@ -256,6 +265,8 @@ def test_close_is_idempotent_even_while_regions_are_alive(tmp_path: Path) -> Non
         dump.module_list  # noqa: B018 - the access is the test
     with pytest.raises(DumpClosed):
         dump.memory  # noqa: B018
+    with pytest.raises(DumpClosed):
+        dump.memory_list  # noqa: B018 - read without the lock while open: not once closed
 
 
 def test_parse_all_collects_the_problems_of_every_stream() -> None:

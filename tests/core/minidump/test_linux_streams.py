@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from inspector.core.minidump import Minidump, StreamType
-from inspector.core.minidump.linux import parse_maps_text, rust_parse_uint
+from inspector.core.minidump.linux import LinuxCpuInfo, _parse_map_line, parse_maps_text, rust_parse_uint
 from inspector.core.types import Cpu
 from tests.synth.minidump import SynthMinidump
 from tests.synth.section import Section
@@ -47,7 +47,17 @@ def test_first_microcode_line_decides() -> None:
     assert dump.cpu_microcode_version is None
 
 
+def test_only_lines_whose_key_is_microcode_count() -> None:
+    """The value is looked for on the lines holding the word only: the same answer as every line's."""
+    text = b'flags : fpu microcode\nmicrocode_x : 0x1\n "microcode" : 0x7\nmicrocode : 0x8\n'
+    assert LinuxCpuInfo(text).microcode_version == 0x7
+    assert LinuxCpuInfo(b"microcode : \xff\nmicrocode : 0x9").microcode_version == 0x9  # not UTF-8: the next
+    assert LinuxCpuInfo(b"model : microcode\n").microcode_version is None
+
+
 def test_proc_status_pid_and_rust_minidumps_zero_default() -> None:
+    status = "PPid:\t1\nTracerPid:\t0\nPid:\t77\n"
+    assert SynthMinidump().add_linux_proc_status(status).to_minidump().process_id == 77
     assert SynthMinidump().add_linux_proc_status("Name:\tx\nPid:\t20043\n").to_minidump().process_id == 20043
     assert SynthMinidump().add_linux_proc_status("Name:\tx\n").to_minidump().process_id == 0
     assert SynthMinidump().add_linux_proc_status("Pid:\tabc\n").to_minidump().process_id == 0
@@ -141,6 +151,36 @@ def test_maps_edge_cases_procfs_accepts() -> None:
     assert error is None and mappings is not None and [m.device for m in mappings] == [(-1, 2), (0, 0)]
     assert parse_maps_text(b"") == ((), None)
     assert parse_maps_text(b"\xff\xfe\n")[1] is not None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        MAPS.splitlines()[0],
+        "ffffffffffffffff-ffffffffffffffff rwxp ffffffffffffffff fffffff:fffffff 9999999999999999999 /x",
+        "0-1  0 0:0 0 ",  # empty permissions and path
+        "00400000-00417000 r-xp 00000000 fc:02 1 \u2003/a b (deleted)\u3000",  # Rust's trim
+        "00400000-00417000 r-xp 00000000 FC:02 1 /upper/hex",
+        "00400000-00417000 r-xp +0 fc:02 1 /signed",
+        "10000000000000000-1 r-xp 0 0:0 0 /past/64/bits/goes/to/the/rules",
+    ],
+)
+def test_plain_map_lines_read_as_procfs_rules_read_them(line: str) -> None:
+    """Lines the one-match fast path reads give what procfs' rules (`_parse_map_line`) give."""
+    mappings, error = parse_maps_text((line + "\n").encode())
+    try:
+        expected = (_parse_map_line(line),)
+    except Exception as exc:  # the rules refuse it: so must the fast path
+        assert mappings is None and error is not None and str(exc) in error
+    else:
+        assert error is None and mappings == expected
+
+
+def test_the_first_bad_maps_line_is_the_one_reported() -> None:
+    good = MAPS.encode()
+    assert parse_maps_text(good + b"\xff\n")[1] == "line 5 is not UTF-8"
+    assert parse_maps_text(good + b"bad\n\xff\n")[1] == "line 5: mapping line has 1 of 6 fields: 'bad'"
+    assert parse_maps_text(b"\xff\nbad\n")[1] == "line 1 is not UTF-8"
 
 
 def test_rust_integer_parsing() -> None:
