@@ -175,6 +175,13 @@ def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "no such file" in capsys.readouterr().err
 
 
+def test_a_dump_path_holding_a_nul_byte_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """No file can be named so: the usual one-line error, not an internal error or a traceback."""
+    assert cli.main(["stackwalk", "--json", "crash\x00.dmp"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such file (its name holds a NUL byte)" in err
+
+
 def test_no_qt_and_no_numpy_when_indexes_are_cached(tmp_path: Path) -> None:
     """Startup: stackwalk never imports Qt/pyqtgraph; numpy only to build a symbol index cold."""
     cache = tmp_path / "cache"

@@ -18,32 +18,30 @@ guessed there). The rules, all rust-minidump's:
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 
+from inspector.core.enums import Enum
 from inspector.core.minidump import MemoryRegion
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.types import Cpu
 from inspector.core.unwind import CallStack
 
 _WORD = 4
 
 
-class CallingConvention(enum.Enum):
+class CallingConvention(Enum):
     """The convention assumed, with the words rust-minidump's report uses for it."""
 
     CDECL = "cdecl [static function]"
     WINDOWS_THISCALL = "windows thiscall [C++ member function]"
 
 
-@record
-class FunctionArgument:
+class FunctionArgument(Record):
     name: str  # the parameter's text from the function name (usually its type)
     value: int | None  # None: not in the stack memory, or `this` with eax unknown
 
 
-@record
-class FunctionArguments:
+class FunctionArguments(Record):
     convention: CallingConvention
     arguments: tuple[FunctionArgument, ...]
 

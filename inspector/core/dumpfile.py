@@ -9,16 +9,16 @@ follow other log lines (a microdump deep inside a long logcat is still found by
 
 from __future__ import annotations
 
-import enum
 import mmap
 import os
 import sys
-from pathlib import Path
 
+from inspector.core.enums import Enum
 from inspector.core.errors import MinidumpError
 from inspector.core.minidump import Minidump
 from inspector.core.minidump.errors import UnreadableFile
 from inspector.core.minidump.reader import check_openable, file_bytes, open_for_reading, read_up_to
+from inspector.core.types import path_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ _READER = "inspector.core.microdump.dump"
 SNIFF_BYTES = 64 * 1024
 
 
-class DumpKind(enum.Enum):
+class DumpKind(Enum):
     MINIDUMP = "minidump"
     MICRODUMP = "microdump"
     UNKNOWN = "unknown"
@@ -55,7 +55,7 @@ def open_any_dump(path: str | os.PathLike[str], *, microdump_index: int | None =
     Anything that is not recognisably a microdump goes to `Minidump.open`, whose errors say
     what the file is instead. Raises `MinidumpError` subclasses, as `Minidump.open` does.
     """
-    p = Path(path)
+    p = path_text(path)
     check_openable(p, "dump")
     whole, mapping = file_bytes(p)  # read (or mapped) once, for the common case
     if whole[:4].tobytes() in (b"MDMP", b"PMDM"):
@@ -71,7 +71,8 @@ def open_any_dump(path: str | os.PathLike[str], *, microdump_index: int | None =
     from inspector.core.microdump.dump import Microdump
 
     try:
-        data = p.read_bytes()
+        with open(p, "rb") as f:
+            data = f.read()
     except OSError as exc:
         raise UnreadableFile(f"{p}: cannot read ({exc.strerror or exc})") from None
     try:
@@ -89,7 +90,7 @@ def as_microdump(dump: Minidump) -> Microdump | None:
     return microdump
 
 
-def _head(p: Path, size: int) -> bytes:
+def _head(p: str, size: int) -> bytes:
     """The file's first `size` bytes; the same errors as `Minidump.open` for what cannot be opened."""
     check_openable(p, "dump")
     fd = open_for_reading(p)
@@ -101,14 +102,14 @@ def _head(p: Path, size: int) -> bytes:
         os.close(fd)
 
 
-def _later_mentions_microdump(p: Path) -> bool:
+def _later_mentions_microdump(p: str) -> bool:
     """A microdump's BEGIN or END line past the head (a long logcat before it)."""
     from inspector.core.microdump.log import BEGIN, END
 
     try:
-        if p.stat().st_size <= SNIFF_BYTES:
+        if os.stat(p).st_size <= SNIFF_BYTES:
             return False  # the head was the whole file
-        with p.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             return mapped.find(BEGIN.encode()) >= 0 or mapped.find(END.encode()) >= 0
     except (OSError, ValueError):
         return False

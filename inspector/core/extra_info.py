@@ -23,11 +23,10 @@ import string
 from collections.abc import Mapping
 
 from inspector.core.process import Problem, ProcessState
-from inspector.core.record import field, record, replace
+from inspector.core.record import Record, field, replace
 
 
-@record
-class ExtraInfo:
+class ExtraInfo(Record):
     cert_subjects: Mapping[str, str] = field(default_factory=dict)
     cpu_microcode_version: str | None = None
     problems: tuple[str, ...] = ()  # what could not be used, one sentence each

@@ -1,10 +1,10 @@
-"""`@record`: the engine's immutable value classes, cheap to define and to build.
+"""`Record`: the engine's immutable value classes, cheap to define and to build.
 
 A `@dataclass(frozen=True, slots=True)` costs about 0.3 ms to define (it compiles five methods
 and rebuilds the class) and about 0.5 µs per instance (its `__init__` stores each field through
-`object.__setattr__`). The engine defines ~180 of them and builds ~100k a corpus pass (scan
-candidates, checks, strategy attempts, frames), so a headless `stackwalk` process spent most of
-its start-up defining classes it might never use. `@record` gives the same class to its users:
+`object.__setattr__`). The engine defines ~200 value classes and builds ~100k a corpus pass, so
+a headless `stackwalk` process spent most of its start-up defining classes it might never use.
+`class Frame(Record):` with annotated fields gives the same class to its users:
 
 - slots, keyword or positional construction with defaults and `field(default_factory=...)`,
   `__post_init__`, a dataclass-style `repr`, value `==` and `hash` over the compared fields,
@@ -12,7 +12,9 @@ its start-up defining classes it might never use. `@record` gives the same class
   `asdict` keep working (`__dataclass_fields__` is built on first use);
 - but `repr`, `==`, `hash` and pickling are shared functions, and `__init__` is a generic one
   reading the field list until the class has been built a few times; then its own is compiled,
-  storing each field straight into its slot.
+  storing each field straight into its slot;
+- the class is built once, by the metaclass, from the class body (`RecordType`); class keywords
+  give the options: `class Identity(Record, eq=False)`, `class Scratch(Record, frozen=False)`.
 
 Frozen like `assert`: type checkers treat a record as a frozen dataclass (`dataclass_transform`),
 so assigning to a field is a mypy error everywhere; at run time the assignment raises
@@ -32,7 +34,7 @@ from inspector.core.strict import strict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
-    from typing import Any, TypeVar, dataclass_transform, overload
+    from typing import Any, TypeVar, dataclass_transform
 
     T = TypeVar("T")
 else:
@@ -43,7 +45,7 @@ else:
         return lambda function: function
 
 
-__all__ = ["Record", "RecordType", "field", "record", "replace"]
+__all__ = ["Record", "RecordType", "field", "replace"]
 
 
 class _Missing:
@@ -349,21 +351,13 @@ def _record_namespace(
     return namespace
 
 
-def _build(cls: type[T], eq: bool, frozen: bool) -> type[T]:
-    namespace = _record_namespace(cls.__qualname__, cls.__bases__, dict(cls.__dict__), eq, frozen)
-    metaclass: Any = type(cls)
-    built: type[T] = metaclass(cls.__name__, cls.__bases__, namespace)
-    return built
-
-
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 class RecordType(type):
     """The metaclass of `Record`: the class body becomes a record as the class is created, once.
 
-    A decorator receives a class already built, and slots can only be given when a class is
-    created, so `@record` built every class twice (each creation fills ~80 type slots: about
-    25 µs a class on this machine, a twentieth of importing the engine). Class keywords give
-    the options: `class Identity(Record, eq=False)`, `class Scratch(Record, frozen=False)`.
+    A class decorator receives a class already built, and slots can only be given when a class
+    is created, so a decorator has to build every class twice (each creation fills ~80 type
+    slots: about 25 µs a class here, 6 M instructions of every engine import for ~200 classes).
     """
 
     def __new__(
@@ -386,25 +380,6 @@ class Record(metaclass=RecordType):
     module's docstring)."""
 
     __slots__ = ()
-
-
-if TYPE_CHECKING:
-
-    @overload
-    def record(cls: type[T], /) -> type[T]: ...
-
-    @overload
-    def record(*, eq: bool = True, frozen: bool = True) -> Callable[[type[T]], type[T]]: ...
-
-
-@dataclass_transform(frozen_default=True, field_specifiers=(field,))
-def record(
-    cls: type[T] | None = None, /, *, eq: bool = True, frozen: bool = True
-) -> type[T] | Callable[[type[T]], type[T]]:
-    """Make `cls` an immutable slotted value class (see the module's docstring)."""
-    if cls is None:
-        return lambda klass: _build(klass, eq, frozen)
-    return _build(cls, eq, frozen)
 
 
 def replace(obj: T, /, **changes: Any) -> T:

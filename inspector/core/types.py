@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import enum
+import os
 
-from inspector.core.record import record
+from inspector.core.enums import Enum
+from inspector.core.record import Record
 
 
-class Cpu(enum.Enum):
+class Cpu(Enum):
     """CPU architecture of a dump, with rust-minidump's JSON spelling as value."""
 
     X86 = "x86"
@@ -30,7 +31,7 @@ class Cpu(enum.Enum):
 _WIDE_CPUS = frozenset({Cpu.AMD64, Cpu.ARM64, Cpu.MIPS64, Cpu.PPC64})
 
 
-class Os(enum.Enum):
+class Os(Enum):
     """Operating system of a dump, with rust-minidump's JSON spelling as value."""
 
     WINDOWS = "Windows NT"
@@ -45,8 +46,7 @@ class Os(enum.Enum):
     UNKNOWN = "Unknown"
 
 
-@record
-class AddressRange:
+class AddressRange(Record):
     """Half-open range [start, end)."""
 
     start: int
@@ -63,3 +63,23 @@ class AddressRange:
 def format_address(value: int, pointer_width: int) -> str:
     """`0x` + lower-case hex zero-padded to the pointer width, as both reference tools print."""
     return f"0x{value:0{pointer_width * 2}x}"
+
+
+def path_text(path: str | os.PathLike[str]) -> str:
+    """`str(pathlib.Path(path))`, without importing pathlib on POSIX systems.
+
+    The engine works on path strings (a `Path` per probe cost the walk more than the probe
+    itself, and importing pathlib cost every process 3 ms), but paths are shown to people and
+    written to reports as `Path` spelled them before: empty and `.` components dropped, no
+    trailing separator, `.` for nothing.
+    """
+    text = os.fspath(path)
+    if os.sep != "/" or os.altsep is not None:
+        from pathlib import Path
+
+        return str(Path(text))
+    root = ""
+    if text.startswith("/"):
+        root = "//" if text.startswith("//") and not text.startswith("///") else "/"
+    parts = [part for part in text.split("/") if part and part != "."]
+    return root + "/".join(parts) if root or parts else "."

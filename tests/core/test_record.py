@@ -1,4 +1,4 @@
-"""`@record`: the engine's value classes behave as the frozen dataclasses they replaced."""
+"""`Record`: the engine's value classes behave as the frozen dataclasses they replaced."""
 
 from __future__ import annotations
 
@@ -12,18 +12,16 @@ import sys
 import pytest
 
 from inspector.core import record as record_module
-from inspector.core.record import field, record, replace
+from inspector.core.record import Record, field, replace
 
 
-@record
-class Point:
+class Point(Record):
     x: int
     y: int = 0
     tags: list[str] = field(default_factory=list)
     note: str = field(default="", repr=False, compare=False)
 
 
-@record
 class Labelled(Point):
     label: str = "p"
     size: int = field(init=False, repr=False, compare=False)
@@ -32,19 +30,16 @@ class Labelled(Point):
         object.__setattr__(self, "size", len(self.label))
 
 
-@record
-class Pair:
+class Pair(Record):
     a: int
     b: str = field(default="", compare=False)
 
 
-@record(eq=False)
-class Identity:
+class Identity(Record, eq=False):
     value: int
 
 
-@record(frozen=False)
-class Mutable:
+class Mutable(Record, frozen=False):
     value: int
 
 
@@ -152,7 +147,6 @@ def test_pickle_copy_and_the_dataclasses_functions_still_work() -> None:
 def test_a_default_before_a_required_field_is_refused() -> None:
     with pytest.raises(TypeError, match="non-default argument 'b'"):
 
-        @record
-        class Bad:
+        class Bad(Record):
             a: int = 0
             b: int

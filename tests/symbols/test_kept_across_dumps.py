@@ -19,11 +19,12 @@ import pytest
 
 from inspector.core.symbols import IndexCache, SymbolFile, SymbolSupplier, symbol_file
 from inspector.core.symbols import cache as cache_module
-from inspector.core.symbols.cache import absence_witness, path_text, present_witness, witnesses_hold
+from inspector.core.symbols.cache import absence_witness, present_witness, witnesses_hold
 from inspector.core.symbols.index_format import IndexImage
 from inspector.core.symbols.objects import sources
 from inspector.core.symbols.objects.sources import ObjectSources
 from inspector.core.symbols.records import DamageKind
+from inspector.core.types import path_text
 from tests.synth.sym import SymBuilder
 
 HOUR_AGO_NS = 3600 * 10**9

@@ -28,7 +28,7 @@ from inspector.core.analysis.model import (
     OperandKind,
     RegisterLookup,
 )
-from inspector.core.record import record
+from inspector.core.record import Record
 
 #: Capstone's names for r9, r10, r12 -> ours.
 _ARM_REGISTER_NAMES = {
@@ -62,8 +62,7 @@ def _capstone(arm64: bool, thumb: bool) -> Any:
     return _cs[key]
 
 
-@record
-class Decoded:
+class Decoded(Record):
     instruction: Instruction
     accesses: tuple[tuple[MemoryOperand, AccessType], ...]  # what the instruction touches, in order
     register_list: tuple[str, ...]  # push / pop / ldm / stm

@@ -17,12 +17,12 @@ so the JSON prints the same digits (0.6625000238418579).
 
 from __future__ import annotations
 
-import enum
 import struct
 from collections.abc import Iterable, Sequence
 
 from inspector.core.analysis.memory_info import MemoryInfoMap, RegionInfo
 from inspector.core.analysis.model import BitFlip, BitFlipDetails
+from inspector.core.enums import Enum
 
 #: Registers within this distance of a candidate count as "nearby" (rust-minidump's 1 << 12).
 NEARBY_REGISTER_DISTANCE = 1 << 12
@@ -91,7 +91,7 @@ def confidence(details: BitFlipDetails) -> float:
     return result
 
 
-class BitRange(enum.Enum):
+class BitRange(Enum):
     """Which bits to flip: the canonical 48 of amd64, the top 16 of a non-canonical address, or all."""
 
     AMD64_CANONICAL = range(48)
@@ -99,7 +99,7 @@ class BitRange(enum.Enum):
     ALL = range(64)
 
 
-class MemoryOperation(enum.Enum):
+class MemoryOperation(Enum):
     """The crash's operation (known only for Windows access violations)."""
 
     UNDETERMINED = "undetermined"

@@ -18,7 +18,7 @@ import struct
 from collections.abc import Callable
 
 from inspector.core.minidump.modules import Module
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -28,15 +28,13 @@ if TYPE_CHECKING:
 CodeBytesProvider = Callable[[Module, int, int], bytes | None]
 
 
-@record
-class _Segment:
+class _Segment(Record):
     rva: int  # relative to the module's load address
     size: int  # bytes present in the file
     offset: int  # in the file
 
 
-@record
-class ObjectImage:
+class ObjectImage(Record):
     """What a module file holds: its identity (as the dump's code id spells it) and its mapped parts."""
 
     path: str
@@ -138,8 +136,7 @@ def _read_pe(path: str, fh: BinaryIO) -> ObjectImage | None:
     return ObjectImage(path, headers.code_id, tuple(segments))
 
 
-@record(frozen=False)
-class ModuleFileCode:
+class ModuleFileCode(Record, frozen=False):
     """Code bytes from module files on this machine whose identity matches the dump's module.
 
     `paths` gives the candidate files for a module (default: the path the dump recorded); the

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from inspector.core.analysis.code_bytes import CodeBytesProvider
 from inspector.core.analysis.model import CodeOrigin, Instruction, MemoryOperand, OperandKind
 from inspector.core.minidump import CpuContext, MemoryView, Module
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.types import Cpu
 
 #: Instructions shown before and after the marked one (a ~64-instruction window decodes in a
@@ -38,8 +38,7 @@ _MAX_FROM_FUNCTION = 2048
 Symbolize = Callable[[int], str | None]
 
 
-@record
-class OperandValue:
+class OperandValue(Record):
     """A memory operand of a listed instruction evaluated with the frame's registers."""
 
     operand: int  # index in `Instruction.operands`
@@ -49,8 +48,7 @@ class OperandValue:
     unknown: tuple[str, ...]  # those not known in this frame
 
 
-@record
-class ListingLine:
+class ListingLine(Record):
     address: int
     raw: bytes
     instruction: Instruction | None  # None: bytes that do not decode
@@ -64,8 +62,7 @@ class ListingLine:
         return "(bad)" if self.instruction is None else self.instruction.text
 
 
-@record
-class Listing:
+class Listing(Record):
     """The instructions around `address`, or why there are none (`message`)."""
 
     address: int

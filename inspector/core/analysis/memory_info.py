@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from operator import itemgetter
 
 from inspector.core.minidump.memory_lists import MemoryInfoList
-from inspector.core.record import record
+from inspector.core.record import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -46,8 +46,7 @@ GUARD_MEMORY_MAX_SIZE = 2 << 14  # rust-minidump: a likely guard page spans less
 _U64 = (1 << 64) - 1
 
 
-@record
-class RegionInfo:
+class RegionInfo(Record):
     """One region: [start, last] inclusive, and what it allows."""
 
     start: int

@@ -14,10 +14,10 @@ Two layers:
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
 
-from inspector.core.record import record
+from inspector.core.enums import Enum
+from inspector.core.record import Record
 
 MASK64 = (1 << 64) - 1
 
@@ -25,7 +25,7 @@ MASK64 = (1 << 64) - 1
 RegisterLookup = Callable[[str], int | None]
 
 
-class AccessType(enum.Enum):
+class AccessType(Enum):
     """rust-minidump's `MemoryAccessType`; UNDERIVABLE is left out of its JSON (no `access_type`)."""
 
     READ = "read"
@@ -39,7 +39,7 @@ class AccessType(enum.Enum):
         return {"read": "Read", "write": "Write", "readwrite": "ReadWrite"}.get(self.value, "Underivable")
 
 
-class OperandKind(enum.Enum):
+class OperandKind(Enum):
     REGISTER = "register"
     IMMEDIATE = "immediate"
     MEMORY = "memory"
@@ -47,7 +47,7 @@ class OperandKind(enum.Enum):
     OTHER = "other"  # register lists, shifts, condition flags, ...
 
 
-class Flow(enum.Enum):
+class Flow(Enum):
     """How an instruction changes the flow of control."""
 
     NEXT = "next"
@@ -61,8 +61,7 @@ class Flow(enum.Enum):
     EXCEPTION = "exception"  # ud2, brk, udf: stops execution on purpose
 
 
-@record
-class MemoryOperand:
+class MemoryOperand(Record):
     """`[segment: base + index * scale + displacement]`; register names as the disassembler prints them.
 
     `pc_relative_base` is the value the program counter reads as when it is the base (the next
@@ -106,8 +105,7 @@ class MemoryOperand:
         return address & mask
 
 
-@record
-class Operand:
+class Operand(Record):
     kind: OperandKind
     text: str
     register: str | None = None  # REGISTER: its name
@@ -115,8 +113,7 @@ class Operand:
     memory: MemoryOperand | None = None  # MEMORY
 
 
-@record
-class Instruction:
+class Instruction(Record):
     """One decoded instruction."""
 
     address: int
@@ -133,8 +130,7 @@ class Instruction:
         return tuple(op.memory for op in self.operands if op.memory is not None)
 
 
-@record
-class MemoryAccess:
+class MemoryAccess(Record):
     address: int
     size: int | None
     access_type: AccessType
@@ -142,13 +138,12 @@ class MemoryAccess:
     is_likely_guard_page: bool = False
 
 
-class AdjustedKind(enum.Enum):
+class AdjustedKind(Enum):
     NULL_POINTER = "null-pointer"
     NON_CANONICAL = "non-canonical"
 
 
-@record
-class AdjustedAddress:
+class AdjustedAddress(Record):
     """rust-minidump's `adjusted_address`.
 
     JSON `{kind: "null-pointer", offset}` or `{kind: "non-canonical", address}`.
@@ -158,8 +153,7 @@ class AdjustedAddress:
     value: int
 
 
-@record
-class BitFlipDetails:
+class BitFlipDetails(Record):
     was_non_canonical: bool
     is_null: bool
     was_low: bool
@@ -167,8 +161,7 @@ class BitFlipDetails:
     poison_registers: bool
 
 
-@record
-class BitFlip:
+class BitFlip(Record):
     """A valid address one flipped bit away from the crash address (or a register's value)."""
 
     address: int
@@ -177,7 +170,7 @@ class BitFlip:
     confidence: float  # an f32 value, as rust-minidump computes and prints it
 
 
-class Inconsistency(enum.Enum):
+class Inconsistency(Enum):
     """rust-minidump's `CrashInconsistency` (JSON value) with its human sentence."""
 
     INT_DIV_BY_ZERO_NOT_POSSIBLE = "int_div_by_zero_not_possible"
@@ -211,14 +204,13 @@ _INCONSISTENCY_SENTENCES = {
 }
 
 
-class CodeOrigin(enum.Enum):
+class CodeOrigin(Enum):
     DUMP = "dump"  # the dump's memory at the instruction pointer
     MODULE_FILE = "module file"  # the module's file on this machine (its identity checked)
     NONE = "none"  # neither has it: `note` says what was tried
 
 
-@record
-class CodeSource:
+class CodeSource(Record):
     """Where the crashing instruction's bytes came from (JSON `crash_info.inspector_code_source`)."""
 
     origin: CodeOrigin
@@ -229,8 +221,7 @@ class CodeSource:
     note: str | None = None  # NONE: why no module file was used
 
 
-@record
-class InstructionAnalysis:
+class InstructionAnalysis(Record):
     """rust-minidump's `OpAnalysis` for the crashing instruction.
 
     `memory_accesses` is None when they could not be worked out (a register the instruction
@@ -249,7 +240,7 @@ class InstructionAnalysis:
     is_only_gpf_when_non_canonical: bool
 
 
-class NoUpdate(enum.Enum):
+class NoUpdate(Enum):
     """The instruction does not change the instruction pointer."""
 
     NO_UPDATE = "no update"
@@ -258,16 +249,14 @@ class NoUpdate(enum.Enum):
 NO_UPDATE = NoUpdate.NO_UPDATE
 
 
-@record
-class AnalysisProblem:
+class AnalysisProblem(Record):
     """Why the crashing instruction could not be analysed (or only in part); goes to `inspector_problems`."""
 
     code: str
     message: str
 
 
-@record
-class CrashAnalysis:
+class CrashAnalysis(Record):
     """Everything the analysis found about the crash.
 
     The fields are rust-minidump's. It analyses amd64 only (`cpu_supported_by_reference`): for

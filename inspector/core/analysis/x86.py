@@ -37,7 +37,7 @@ from inspector.core.analysis.model import (
     OperandKind,
     RegisterLookup,
 )
-from inspector.core.record import record, replace
+from inspector.core.record import Record, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -93,8 +93,7 @@ _SIZE_WORDS = {1: "byte", 2: "word", 4: "dword", 6: "far", 8: "qword", 10: "mwor
                32: "ymmword", 64: "zmmword"}  # fmt: skip
 
 
-@record
-class _Iced:
+class _Iced(Record):
     """iced-x86's formatter (for mnemonics and register names) and the code sets used here."""
 
     formatter: iced_x86.Formatter
@@ -134,8 +133,7 @@ def _register_name(register: iced_x86.Register_) -> str:
     return name
 
 
-@record
-class Decoded:
+class Decoded(Record):
     """A decoded instruction with what rust-minidump's analysis needs beside it.
 
     `has_memory` / `mem_size` are yaxpeax's `Instruction::mem_size()`: whether the instruction

@@ -26,7 +26,7 @@ from inspector.core.explain.registers import (
 )
 from inspector.core.explain.tree import NodeKind, Tone, TraceNode
 from inspector.core.explain.triage import normal_end, report_number
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.report.frame_text import frame_label
 from inspector.core.symbols import PostfixResult
 from inspector.core.unwind import (
@@ -110,8 +110,7 @@ def candidate_where(candidate: ScanCandidate) -> str:
 # ---- the tree ------------------------------------------------------------------------------------
 
 
-@record
-class _Step:
+class _Step(Record):
     """What every node of one unwind step needs: the CPU's ip / sp names and the callee's registers."""
 
     ip: str

@@ -6,13 +6,13 @@ strategies, every scanned candidate that points into a module, the frame-pointer
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 
+from inspector.core.enums import Enum
 from inspector.core.explain.build import candidate_where
 from inspector.core.explain.triage import report_numbers
 from inspector.core.minidump import basename
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.unwind import (
     CfiDetail,
     FramePointerDetail,
@@ -25,7 +25,7 @@ from inspector.core.unwind import (
 )
 
 
-class MarkKind(enum.Enum):
+class MarkKind(Enum):
     RETURN_ADDRESS = "return address"
     SAVED_REGISTER = "saved register"
     CFA = "canonical frame address"
@@ -33,8 +33,7 @@ class MarkKind(enum.Enum):
     SCAN_REJECTED = "scan: rejected"
 
 
-@record
-class StackMark:
+class StackMark(Record):
     """A stack word the walk used while unwinding frame `frame` (the callee), and what it was."""
 
     address: int

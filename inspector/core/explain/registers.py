@@ -11,10 +11,10 @@ unknown. Consecutive states share their unchanged `KnownRegister` objects.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterator, Mapping, Sequence
 
-from inspector.core.record import field, record
+from inspector.core.enums import Enum
+from inspector.core.record import Record, field
 from inspector.core.unwind import (
     CfiDetail,
     FramePointerDetail,
@@ -29,7 +29,7 @@ from inspector.core.unwind import (
 )
 
 
-class RegisterSource(enum.Enum):
+class RegisterSource(Enum):
     """Where a register's value came from (value: a short name for people)."""
 
     CONTEXT = "context"
@@ -43,8 +43,7 @@ class RegisterSource(enum.Enum):
     STRATEGY = "strategy"
 
 
-@record
-class KnownRegister:
+class KnownRegister(Record):
     """A register's value at one step, where it came from, and that origin in words (`how`)."""
 
     value: int
@@ -52,14 +51,13 @@ class KnownRegister:
     how: str
 
 
-class RegisterStatus(enum.Enum):
+class RegisterStatus(Enum):
     KNOWN = "known"
     PENDING = "pending"
     UNKNOWN = "unknown"
 
 
-@record
-class RegisterState:
+class RegisterState(Record):
     """The caller registers at one step of the walk.
 
     `known`: the registers decided so far, in the order they became known. `pending`: the

@@ -9,14 +9,14 @@ provenance, the stack-memory notes and the stepper all read it.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterator, Sequence
 
+from inspector.core.enums import Enum
 from inspector.core.explain.registers import RegisterState
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 
 
-class NodeKind(enum.Enum):
+class NodeKind(Enum):
     ROOT = "root"
     FRAME = "frame"
     ATTEMPT = "attempt"
@@ -36,7 +36,7 @@ class NodeKind(enum.Enum):
     TERMINATION = "termination"
 
 
-class Tone(enum.Enum):
+class Tone(Enum):
     """How a node reads: its meaning, not its colour (a view's theme picks colours)."""
 
     PLAIN = "plain"
@@ -46,8 +46,7 @@ class Tone(enum.Enum):
     IN_FORCE = "in force"
 
 
-@record(eq=False, frozen=False)
-class TraceNode:
+class TraceNode(Record, eq=False, frozen=False):
     """One line of the explanation. `reads`: stack addresses this line read (a candidate: examined).
 
     `registers` (on decision nodes, `step`): the caller registers at this decision; None means
@@ -118,8 +117,7 @@ class TraceNode:
         return tuple(seen)
 
 
-@record
-class Decision:
+class Decision(Record):
     """One decision of a thread's walk: the frame it belongs to and its node's path in that frame's tree."""
 
     frame: int

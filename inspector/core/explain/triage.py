@@ -35,7 +35,7 @@ import re
 from collections.abc import Sequence
 
 from inspector.core.minidump import basename
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.unwind import StackFrame, Termination, TerminationReason
 
 #: equal frames in a row that count as a recursion (and collapse in the window)
@@ -138,8 +138,7 @@ def is_guess(frame: StackFrame, module_has_functions: bool = True) -> bool:
     return offset is None or offset > limit
 
 
-@record
-class RecursionRun:
+class RecursionRun(Record):
     """Physical frames `first` … `first + count - 1` are the same function, one calling the next."""
 
     first: int

@@ -25,9 +25,8 @@ its line number.
 
 from __future__ import annotations
 
-import threading
+import _thread
 from bisect import bisect_left, bisect_right
-from pathlib import Path
 
 from inspector.core.errors import MinidumpError
 from inspector.core.microdump.log import MicrodumpLog, MicrodumpText, scan_log
@@ -65,7 +64,7 @@ from inspector.core.minidump.memory_lists import MemoryDescriptor, MemoryList
 from inspector.core.minidump.modules import DebugId, Module, VersionInfo
 from inspector.core.minidump.reader import ByteSource
 from inspector.core.minidump.threads import Thread, ThreadList
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 
 # the microdump's facts and views live in model; their names are offered here too
 __all__ = [
@@ -99,13 +98,13 @@ _OPERATING_SYSTEMS = {"A": ("Android", PlatformId.ANDROID), "L": ("Linux", Platf
 class Microdump(Minidump):
     """One microdump of a log. Use `Microdump.from_bytes(data, index=)` or `open_any_dump(path)`."""
 
-    def __init__(self, data: memoryview, *, path: Path | None = None, index: int | None = None) -> None:
+    def __init__(self, data: memoryview, *, path: str | None = None, index: int | None = None) -> None:
         # Not Minidump.__init__: there is no header or directory. The attributes the base
         # class's stream accessors use are set up empty, and the streams are put in its cache.
         self.path = path
         self._mapping = None
         self._data = data
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         self._cache: dict[str, object] = {}
         self._problems: list[StreamProblem] = []
         self._closed = False
@@ -528,8 +527,7 @@ def _module(record: ModuleRecord, identifier: DebugId | None) -> Module:
     )
 
 
-@record(frozen=False)
-class _Pieces:
+class _Pieces(Record, frozen=False):
     """Disjoint pieces of stack bytes by address, each from one S line (the first to give it)."""
 
     starts: list[int] = field(default_factory=list)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from inspector.core.record import record
+from inspector.core.record import Record
 
 BEGIN = "-----BEGIN BREAKPAD MICRODUMP-----"
 END = "-----END BREAKPAD MICRODUMP-----"
@@ -45,8 +45,7 @@ _LONG_HEADER = re.compile(r"^\[ .* \]$")
 _NO_PID = -1
 
 
-@record
-class LogLine:
+class LogLine(Record):
     """One record line: its 1-based number and byte offset in the file, and the record text."""
 
     number: int
@@ -54,8 +53,7 @@ class LogLine:
     text: str
 
 
-@record
-class MicrodumpText:
+class MicrodumpText(Record):
     """One BEGIN … END block: its record lines (without BEGIN and END) and how it ended.
 
     `end` is None when the block is cut off; `cut_reason` then says by what.
@@ -79,8 +77,7 @@ class MicrodumpText:
         return f"lines {self.begin.number}–{self.last_line}"
 
 
-@record
-class LogNote:
+class LogNote(Record):
     """Something in the log outside any block worth saying (line number, byte offset, code, text)."""
 
     line: int
@@ -89,8 +86,7 @@ class LogNote:
     message: str
 
 
-@record
-class MicrodumpLog:
+class MicrodumpLog(Record):
     dumps: tuple[MicrodumpText, ...]
     notes: tuple[LogNote, ...]
 
@@ -111,8 +107,7 @@ def mentions_microdump(data: bytes | bytearray | memoryview) -> bool:
     return raw.find(_BEGIN_BYTES) >= 0 or raw.find(_END_BYTES) >= 0
 
 
-@record(frozen=False)
-class _Open:
+class _Open(Record, frozen=False):
     begin: LogLine
     records: list[LogLine]
     process_id: int | None

@@ -12,11 +12,10 @@ from bisect import bisect_left
 
 from inspector.core.minidump.modules import Module, ModuleList
 from inspector.core.minidump.system import SystemInfo
-from inspector.core.record import record
+from inspector.core.record import Record
 
 
-@record
-class GpuInfo:
+class GpuInfo(Record):
     """The G line: GL version, vendor and renderer ('' each when the writer did not know)."""
 
     version: str = ""
@@ -28,8 +27,7 @@ class GpuInfo:
         return bool(self.version or self.vendor or self.renderer)
 
 
-@record
-class FreeSpace:
+class FreeSpace(Record):
     """The H line: free address space between the lowest mapping and the stack (32-bit writers)."""
 
     low: int
@@ -40,8 +38,7 @@ class FreeSpace:
     histogram: tuple[tuple[int, int], ...]
 
 
-@record
-class MicrodumpInfo:
+class MicrodumpInfo(Record):
     """What a microdump says beyond a minidump's streams, and where in the log it is.
 
     `index` / `count`: which of the log's microdumps this is (0-based) and how many the log
@@ -67,7 +64,6 @@ class MicrodumpInfo:
     stack_size: int | None
 
 
-@record
 class MicrodumpSystemInfo(SystemInfo):
     """A system info whose strings are the O line's words, as Breakpad prints them."""
 
@@ -92,7 +88,6 @@ class MicrodumpSystemInfo(SystemInfo):
         return None
 
 
-@record
 class MicrodumpModuleList(ModuleList):
     """Modules with Breakpad's microdump range map: truncate-upper on Android, else exclusive ranges.
 

@@ -28,13 +28,12 @@ from __future__ import annotations
 import re
 
 from inspector.core.microdump.log import LogLine, MicrodumpText
-from inspector.core.record import record
+from inspector.core.record import Record
 
 _NOT_HEX = re.compile(r"[^0-9A-Fa-f]")
 
 
-@record
-class Note:
+class Note(Record):
     """Damage in one line: the line, what is wrong, and a stable code."""
 
     line: LogLine
@@ -42,8 +41,7 @@ class Note:
     message: str
 
 
-@record
-class OsRecord:
+class OsRecord(Record):
     os_id: str
     arch: str
     cpu_count: int
@@ -52,8 +50,7 @@ class OsRecord:
     line: LogLine
 
 
-@record
-class GpuRecord:
+class GpuRecord(Record):
     """The GL version, vendor and renderer ('' each when the writer said UNKNOWN)."""
 
     version: str
@@ -62,16 +59,14 @@ class GpuRecord:
     line: LogLine
 
 
-@record
-class CrashRecord:
+class CrashRecord(Record):
     signal: int
     signal_name: str
     address: int
     line: LogLine
 
 
-@record
-class HeapRecord:
+class HeapRecord(Record):
     """The free address space below the stack (written by 32-bit processes)."""
 
     low: int
@@ -83,29 +78,25 @@ class HeapRecord:
     line: LogLine
 
 
-@record
-class StackHeader:
+class StackHeader(Record):
     stack_pointer: int
     start: int
     size: int
     line: LogLine
 
 
-@record
-class StackChunk:
+class StackChunk(Record):
     address: int
     data: bytes
     line: LogLine
 
 
-@record
-class ContextRecord:
+class ContextRecord(Record):
     data: bytes
     line: LogLine
 
 
-@record
-class ModuleRecord:
+class ModuleRecord(Record):
     base: int
     file_offset: int
     size: int
@@ -114,8 +105,7 @@ class ModuleRecord:
     line: LogLine
 
 
-@record
-class MicrodumpRecords:
+class MicrodumpRecords(Record):
     """Everything one microdump says, in the writer's terms, with the damage found reading it."""
 
     text: MicrodumpText

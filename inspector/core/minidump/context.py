@@ -24,7 +24,7 @@ from inspector.core.minidump.context_layouts import (
 )
 from inspector.core.minidump.errors import BadData, StreamTruncated
 from inspector.core.minidump.format import ContextCpuFlag, ProcessorArchitecture, context_cpu_bits
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 from inspector.core.types import Cpu, Os, format_address
 
 # --- register sets -------------------------------------------------------------------------------
@@ -48,8 +48,7 @@ __all__ = [
 ]
 
 
-@record
-class RegisterSet:
+class RegisterSet(Record):
     """What a layout's registers are called and where the special ones live."""
 
     layout: ContextLayout
@@ -230,8 +229,7 @@ def layout_for(cpu: Cpu) -> ContextLayout:
 # --- the context -----------------------------------------------------------------------------------
 
 
-@record
-class CpuContext:
+class CpuContext(Record):
     """Registers of one frame: values for every register of the layout, and which are valid.
 
     `values` is aligned with `register_set.names`; values of invalid registers

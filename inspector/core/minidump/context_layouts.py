@@ -8,12 +8,13 @@ registers alone. `context` builds the `CpuContext` the stackwalker uses from the
 
 from __future__ import annotations
 
-import enum
 import struct
 from functools import lru_cache
 
+from inspector.core.enums import Enum
 
-class ContextLayout(enum.Enum):
+
+class ContextLayout(Enum):
     """The in-dump structure a context was read from (ARM64 has two)."""
 
     # Members are singletons compared by identity; Enum's own hash (of the member's name, in

@@ -15,13 +15,12 @@ from inspector.core.minidump.format import (
 )
 from inspector.core.minidump.modules import Guid
 from inspector.core.minidump.reader import StreamContext, fit_count
-from inspector.core.record import record
+from inspector.core.record import Record
 
 CRASHPAD_INFO_SIZE = 52
 
 
-@record
-class Annotation:
+class Annotation(Record):
     """A Crashpad annotation object; `value` is set for string annotations."""
 
     type: int
@@ -39,8 +38,7 @@ class Annotation:
         return "unsupported"
 
 
-@record
-class ModuleCrashpadInfo:
+class ModuleCrashpadInfo(Record):
     module_index: int
     version: int
     list_annotations: tuple[str, ...]
@@ -48,8 +46,7 @@ class ModuleCrashpadInfo:
     annotation_objects: Mapping[str, Annotation]
 
 
-@record
-class CrashpadInfo:
+class CrashpadInfo(Record):
     version: int
     report_id: Guid
     client_id: Guid

@@ -8,12 +8,11 @@ file's bytes, so a multi-gigabyte full dump is never read as a whole.
 
 from __future__ import annotations
 
+import _thread
 import mmap
 import os
 import struct
-import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from types import TracebackType
 
 from inspector.core.errors import MinidumpError
@@ -76,6 +75,7 @@ from inspector.core.minidump.threads import (
     parse_thread_names,
 )
 from inspector.core.strict import strict
+from inspector.core.types import path_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:  # imported when a dump has one of their streams (`_lacks`)
@@ -104,12 +104,12 @@ class Minidump(ProcessFacts):
     """A minidump file. Use `Minidump.open(path)` or `Minidump.from_bytes(data)`; close it (or use `with`)."""
 
     def __init__(
-        self, data: memoryview, *, path: Path | None = None, mapping: mmap.mmap | None = None
+        self, data: memoryview, *, path: str | None = None, mapping: mmap.mmap | None = None
     ) -> None:
         self.path = path
         self._mapping = mapping
         self._data = data
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         self._cache: dict[str, object] = {}
         self._problems: list[StreamProblem] = []
         self._closed = False
@@ -172,12 +172,12 @@ class Minidump(ProcessFacts):
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Minidump:
         """Read the file at `path` (a large one memory-mapped, read-only): its header and directory."""
-        p = path if isinstance(path, Path) else Path(path)
+        p = path_text(path)
         check_openable(p)
         return cls.from_file_bytes(p, *file_bytes(p))
 
     @classmethod
-    def from_file_bytes(cls, path: Path, data: memoryview, mapping: mmap.mmap | None) -> Minidump:
+    def from_file_bytes(cls, path: str, data: memoryview, mapping: mmap.mmap | None) -> Minidump:
         """The dump of the file at `path` from its bytes as `reader.file_bytes` gives them (released
         on failure: the error names the file)."""
         log.debug("%s: %d bytes, %s", path, len(data), "read" if mapping is None else "mapped")

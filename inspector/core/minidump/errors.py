@@ -10,7 +10,7 @@ the stream, the offset and the reason is recorded on the dump.
 from __future__ import annotations
 
 from inspector.core.errors import MinidumpError
-from inspector.core.record import record
+from inspector.core.record import Record
 
 
 class UnreadableFile(MinidumpError):
@@ -73,8 +73,7 @@ class BadData(MinidumpError):
     code = "BadData"
 
 
-@record
-class StreamProblem:
+class StreamProblem(Record):
     """Damage found while reading one stream; the rest of the dump is unaffected.
 
     `stream_type` is None for damage in the directory itself. `offset` is a

@@ -6,7 +6,7 @@ from inspector.core.minidump import crash_codes as codes
 from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.format import Location
 from inspector.core.minidump.reader import ContextReader, StreamContext, read_stream_context
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.types import Cpu, Os
 
 EXCEPTION_STREAM_SIZE = 168
@@ -15,8 +15,7 @@ EXCEPTION_CONTEXT_OFFSET = 160
 _32_BIT_CPUS = frozenset({Cpu.X86, Cpu.ARM, Cpu.MIPS, Cpu.PPC, Cpu.SPARC})
 
 
-@record
-class ExceptionStream:
+class ExceptionStream(Record):
     """MINIDUMP_EXCEPTION_STREAM: the crashing (or dump-requesting) thread and its exception record.
 
     `context` is the CPU state at the exception, which is what the crashing

@@ -9,7 +9,7 @@ the JSON report. `Minidump` has these as properties; they live here, apart from 
 
 from __future__ import annotations
 
-import threading
+import _thread
 
 from inspector.core.minidump import context as context_mod
 from inspector.core.minidump.context import CpuContext
@@ -23,8 +23,6 @@ from inspector.core.types import Cpu, Os
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from inspector.core.minidump.exception import ExceptionStream
     from inspector.core.minidump.format import DirectoryEntry, Header
     from inspector.core.minidump.linux import LinuxCpuInfo, LinuxLsbRelease, LinuxMaps, LinuxProcStatus
@@ -44,14 +42,14 @@ class ProcessFacts:
     """The processor's view of a dump, as properties of `Minidump` (which provides the streams)."""
 
     if TYPE_CHECKING:  # what the reader (`Minidump`) provides
-        path: Path | None
+        path: str | None
         size: int
         endian: str
         header: Header
         source: ByteSource
         streams: dict[int, DirectoryEntry]
         _data: memoryview
-        _lock: threading.RLock
+        _lock: _thread.RLock
         _cache: dict[str, object]
         _problems: list[StreamProblem]
         _closed: bool

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import enum
 
-from inspector.core.record import record
+from inspector.core.enums import Enum
+from inspector.core.record import Record
 
 #: "MDMP" read as a little-endian u32.
 MINIDUMP_SIGNATURE = 0x504D444D
@@ -20,8 +21,7 @@ HEADER_SIZE = 32
 DIRECTORY_ENTRY_SIZE = 12
 
 
-@record
-class Location:
+class Location(Record):
     """A MINIDUMP_LOCATION_DESCRIPTOR: `data_size` bytes at file offset `rva`."""
 
     data_size: int
@@ -129,7 +129,7 @@ def stream_type_name(stream_type: int) -> str:
         return "unknown"
 
 
-class StreamVendor(enum.Enum):
+class StreamVendor(Enum):
     """Who defined a stream type, decided by the high 16 bits."""
 
     OFFICIAL = "Official"
@@ -306,8 +306,7 @@ HANDLE_OBJECT_INFORMATION_TYPES = (
 )
 
 
-@record
-class Header:
+class Header(Record):
     """The minidump header (MINIDUMP_HEADER)."""
 
     signature: int
@@ -319,8 +318,7 @@ class Header:
     flags: int
 
 
-@record
-class DirectoryEntry:
+class DirectoryEntry(Record):
     """One directory entry: `data_size` bytes of stream `stream_type` at file offset `rva`."""
 
     index: int

@@ -5,7 +5,7 @@ from __future__ import annotations
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.format import HANDLE_OBJECT_INFORMATION_TYPES
 from inspector.core.minidump.reader import StreamContext, fit_count
-from inspector.core.record import record
+from inspector.core.record import Record
 
 HANDLE_DESCRIPTOR_SIZE = 32
 HANDLE_DESCRIPTOR_2_SIZE = 40
@@ -13,8 +13,7 @@ HANDLE_DESCRIPTOR_2_SIZE = 40
 MAX_OBJECT_INFOS = 256
 
 
-@record
-class HandleObjectInfo:
+class HandleObjectInfo(Record):
     next_info_rva: int
     info_type: int
     size_of_info: int
@@ -26,8 +25,7 @@ class HandleObjectInfo:
         return f"unknown({self.info_type})"
 
 
-@record
-class HandleDescriptor:
+class HandleDescriptor(Record):
     """MINIDUMP_HANDLE_DESCRIPTOR(_2); `object_info_rva` is None for version 1 descriptors."""
 
     handle: int
@@ -43,8 +41,7 @@ class HandleDescriptor:
     object_infos: tuple[HandleObjectInfo, ...]
 
 
-@record
-class HandleData:
+class HandleData(Record):
     handles: tuple[HandleDescriptor, ...]
 
     def __len__(self) -> int:

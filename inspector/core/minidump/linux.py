@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.reader import StreamContext, fit_count, rust_trim
-from inspector.core.record import record
+from inspector.core.record import Record
 
 _ASCII_WS = b" \t\n\r\x0c"
 
@@ -88,8 +88,7 @@ def _rust_parse_int(text: str, radix: int, bits: int) -> int | None:
     return value if -(1 << (bits - 1)) <= value < 1 << (bits - 1) else None
 
 
-@record
-class LinuxCpuInfo:
+class LinuxCpuInfo(Record):
     """/proc/cpuinfo."""
 
     raw: bytes
@@ -111,8 +110,7 @@ class LinuxCpuInfo:
         return None
 
 
-@record
-class LinuxProcStatus:
+class LinuxProcStatus(Record):
     """/proc/self/status."""
 
     raw: bytes
@@ -129,8 +127,7 @@ class LinuxProcStatus:
         return rust_parse_uint(value.decode("utf-8", errors="replace"), 10, 32) or 0
 
 
-@record
-class LinuxLsbRelease:
+class LinuxLsbRelease(Record):
     """/etc/lsb-release (or os-release)."""
 
     raw: bytes
@@ -158,8 +155,7 @@ class LinuxLsbRelease:
         return out
 
 
-@record
-class LinuxCmdLine:
+class LinuxCmdLine(Record):
     """/proc/self/cmdline (NUL-separated arguments)."""
 
     raw: bytes
@@ -173,8 +169,7 @@ class LinuxCmdLine:
         )
 
 
-@record
-class LinuxEnviron:
+class LinuxEnviron(Record):
     """/proc/self/environ (NUL-separated NAME=value)."""
 
     raw: bytes
@@ -189,16 +184,14 @@ class LinuxEnviron:
         return out
 
 
-@record
-class LinuxAuxv:
+class LinuxAuxv(Record):
     """/proc/self/auxv: (type, value) words of the CPU's pointer width."""
 
     raw: bytes
     entries: tuple[tuple[int, int], ...]
 
 
-@record
-class LinuxMapping:
+class LinuxMapping(Record):
     start: int
     end: int
     permissions: str
@@ -220,8 +213,7 @@ class LinuxMapping:
         return "x" in self.permissions
 
 
-@record
-class LinuxMaps:
+class LinuxMaps(Record):
     """/proc/self/maps; `mappings` is None when the text does not parse (`error` says why)."""
 
     raw: bytes
@@ -234,16 +226,14 @@ class LinuxMaps:
         return None if self.mappings is None else len(self.mappings)
 
 
-@record
-class LinkMapEntry:
+class LinkMapEntry(Record):
     addr: int
     name_rva: int
     ld: int
     name: str | None
 
 
-@record
-class LinuxDsoDebug:
+class LinuxDsoDebug(Record):
     """r_debug of the dynamic loader and its link map (MDRawDebug32/64)."""
 
     version: int

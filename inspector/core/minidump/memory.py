@@ -14,7 +14,7 @@ import struct
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 
 _U8 = struct.Struct("<B").unpack_from
 _LE = {
@@ -29,8 +29,7 @@ _BE = {
 }
 
 
-@record(eq=False)
-class MemoryRegion:
+class MemoryRegion(Record, eq=False):
     """`size` bytes of the process's memory starting at `base`, as a view into the dump file.
 
     `rva` is the file offset of the bytes; `data` never holds more than the

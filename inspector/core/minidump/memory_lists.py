@@ -11,7 +11,7 @@ from inspector.core.minidump.reader import (
     read_ex_list_header,
     read_list_header,
 )
-from inspector.core.record import record
+from inspector.core.record import Record
 
 MEMORY_DESCRIPTOR_SIZE = 16
 MEMORY_INFO_SIZE = 48
@@ -26,8 +26,7 @@ PAGE_WRITE_BITS = 0x04 | 0x08 | 0x40 | 0x80
 PAGE_EXECUTE_BITS = 0x10 | 0x20 | 0x40 | 0x80
 
 
-@record
-class MemoryDescriptor:
+class MemoryDescriptor(Record):
     """A MINIDUMP_MEMORY_DESCRIPTOR(64) as written (rva is None in a Memory64List)."""
 
     start: int
@@ -35,8 +34,7 @@ class MemoryDescriptor:
     rva: int | None
 
 
-@record
-class MemoryList:
+class MemoryList(Record):
     """Regions of a MemoryList or Memory64List.
 
     `regions` are the usable ones, in file order; `descriptors` are all the
@@ -52,8 +50,7 @@ class MemoryList:
         return len(self.regions)
 
 
-@record
-class MemoryInfo:
+class MemoryInfo(Record):
     """A MINIDUMP_MEMORY_INFO (Windows VirtualQuery result) for one address range."""
 
     base_address: int
@@ -81,8 +78,7 @@ class MemoryInfo:
         return bool(self.protection & PAGE_EXECUTE_BITS)
 
 
-@record
-class MemoryInfoList:
+class MemoryInfoList(Record):
     entries: tuple[MemoryInfo, ...]
 
     def __len__(self) -> int:

@@ -26,7 +26,7 @@ from inspector.core.minidump.reader import (
     read_ex_list_header,
     read_list_header,
 )
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 from inspector.core.types import Os
 
 MODULE_SIZE = 108
@@ -34,8 +34,7 @@ UNLOADED_MODULE_SIZE = 24
 _MODULE_FORMAT = "QIIII" + "13I" + "II" + "II" + "QQ"
 
 
-@record
-class Guid:
+class Guid(Record):
     """A GUID as its four fields (read in the dump's byte order)."""
 
     data1: int
@@ -72,8 +71,7 @@ class Guid:
         return f"{self.data1:08X}{self.data2:04X}{self.data3:04X}{self.data4.hex().upper()}"
 
 
-@record
-class DebugId:
+class DebugId(Record):
     """A debug identifier: a UUID (or PDB 2.0 timestamp) plus an age / appendix."""
 
     uuid: bytes
@@ -105,16 +103,14 @@ class DebugId:
         return f"{text}-{self.appendix:x}" if self.appendix else text
 
 
-@record
-class CodeViewPdb70:
+class CodeViewPdb70(Record):
     cv_signature: int
     guid: Guid
     age: int
     pdb_file_name: bytes
 
 
-@record
-class CodeViewPdb20:
+class CodeViewPdb20(Record):
     cv_signature: int
     cv_offset: int
     signature: int
@@ -122,22 +118,19 @@ class CodeViewPdb20:
     pdb_file_name: bytes
 
 
-@record
-class CodeViewElf:
+class CodeViewElf(Record):
     cv_signature: int
     build_id: bytes
 
 
-@record
-class CodeViewUnknown:
+class CodeViewUnknown(Record):
     data: bytes
 
 
 CodeView = CodeViewPdb70 | CodeViewPdb20 | CodeViewElf | CodeViewUnknown
 
 
-@record
-class VersionInfo:
+class VersionInfo(Record):
     """VS_FIXEDFILEINFO as stored in the module record."""
 
     signature: int = 0
@@ -169,8 +162,7 @@ def nul_terminated(raw: bytes) -> str:
     return raw.partition(b"\0")[0].decode("utf-8", "replace")
 
 
-@record
-class Module:
+class Module(Record):
     """A loaded image. Satisfies `inspector.core.module_identity.ModuleIdentity`.
 
     `debug_file` is the raw value rust-minidump uses (for ELF the full code
@@ -224,8 +216,7 @@ _set_debug_file_name = Module.debug_file_name.__set__  # type: ignore[attr-defin
 _set_debug_id = Module.debug_id.__set__  # type: ignore[attr-defined]
 
 
-@record
-class UnloadedModule:
+class UnloadedModule(Record):
     base: int
     size: int
     checksum: int
@@ -271,8 +262,7 @@ def _address_index(spans: Sequence[tuple[int, int]]) -> tuple[list[int], list[in
     return starts, ends, indexes
 
 
-@record
-class ModuleList:
+class ModuleList(Record):
     """Loaded modules in dump order, with address lookup as rust-minidump does it."""
 
     modules: tuple[Module, ...]
@@ -320,8 +310,7 @@ class ModuleList:
         return [self.modules[i] for i in self._order]
 
 
-@record
-class UnloadedModuleList:
+class UnloadedModuleList(Record):
     """Unloaded modules in dump order; `modules_at` finds those covering an address.
 
     Unloaded ranges may overlap, so the lookup is a stabbing query: the modules sorted by

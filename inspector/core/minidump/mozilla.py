@@ -8,7 +8,7 @@ from inspector.core.errors import MinidumpError
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.format import Location
 from inspector.core.minidump.reader import StreamContext
-from inspector.core.record import record
+from inspector.core.record import Record
 
 MAC_CRASH_INFO_HEADER_SIZE = 172
 MAC_CRASH_INFO_MAX_RECORDS = 20
@@ -16,8 +16,7 @@ _FIXED_SIZES = {1: 16, 4: 32, 5: 40}
 _STRING_FIELDS = ("module_path", "message", "signature_string", "backtrace", "message2")
 
 
-@record
-class MacCrashRecord:
+class MacCrashRecord(Record):
     """One crash-info record of macOS's `__crash_info` section (fields absent in older versions are None)."""
 
     stream_type: int
@@ -37,31 +36,27 @@ class MacCrashRecord:
         return value or None
 
 
-@record
-class MacCrashInfo:
+class MacCrashInfo(Record):
     stream_type: int
     record_count: int
     record_start_size: int
     records: tuple[MacCrashRecord, ...]
 
 
-@record
-class MacBootargs:
+class MacBootargs(Record):
     stream_type: int
     bootargs_rva: int
     bootargs: str | None
 
 
-@record
-class ProcLimit:
+class ProcLimit(Record):
     name: str
     soft: int | str
     hard: int | str
     unit: str
 
 
-@record
-class LinuxLimits:
+class LinuxLimits(Record):
     """/proc/self/limits as Mozilla's crash reporter stores it."""
 
     raw: bytes
@@ -86,8 +81,7 @@ class LinuxLimits:
         return out
 
 
-@record
-class SoftErrors:
+class SoftErrors(Record):
     """Mozilla's soft-error list: JSON text written by the crash reporter."""
 
     text: str

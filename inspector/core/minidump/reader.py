@@ -68,12 +68,14 @@ def _compiled(fmt: str) -> struct.Struct:
 READ_LIMIT = 4 << 20
 
 
-def check_openable(path: os.PathLike[str], kind: str = "minidump") -> None:
+def check_openable(path: str | os.PathLike[str], kind: str = "minidump") -> None:
     """`UnreadableFile` for a directory or a file that is not regular (a pipe, socket or device:
     opening a named pipe for reading would wait for a writer, for ever). One `stat`; a path that
     cannot be looked at is left to the `open` that follows, whose error says why."""
     try:
         mode = os.stat(path).st_mode
+    except ValueError:  # a NUL byte in the path: no file can have that name
+        raise UnreadableFile(f"{path}: no such file (its name holds a NUL byte)") from None
     except OSError:
         return
     if stat.S_ISDIR(mode):
@@ -82,7 +84,7 @@ def check_openable(path: os.PathLike[str], kind: str = "minidump") -> None:
         raise UnreadableFile(f"{path} is not a regular file (a pipe, socket or device), not a {kind} file")
 
 
-def open_for_reading(path: os.PathLike[str]) -> int:
+def open_for_reading(path: str | os.PathLike[str]) -> int:
     """A file descriptor to read `path` (binary on Windows), or `UnreadableFile`."""
     try:
         return os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
@@ -101,7 +103,7 @@ def read_up_to(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def file_bytes(path: os.PathLike[str]) -> tuple[memoryview, mmap.mmap | None]:
+def file_bytes(path: str | os.PathLike[str]) -> tuple[memoryview, mmap.mmap | None]:
     """The bytes of the file at `path` (checked with `check_openable` first), and its mapping to
     close when they were mapped rather than read (a file over `READ_LIMIT`)."""
     fd = open_for_reading(path)

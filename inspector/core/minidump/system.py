@@ -9,7 +9,7 @@ from __future__ import annotations
 from inspector.core.minidump.errors import BadData, BadRva
 from inspector.core.minidump.format import BreakpadInfoValid, MiscInfoFlag, PlatformId, ProcessorArchitecture
 from inspector.core.minidump.reader import StreamContext, rust_trim
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.types import Cpu, Os
 
 SYSTEM_INFO_SIZE = 56
@@ -90,8 +90,7 @@ _ARM_HWCAPS = (
 _ARM_HWCAP_KNOWN = (1 << 22) - 1  # bits rust-minidump's flag type keeps (up to EVTSTRM)
 
 
-@record
-class SystemInfo:
+class SystemInfo(Record):
     """MINIDUMP_SYSTEM_INFO plus the strings rust-minidump derives from it."""
 
     processor_architecture: int
@@ -204,8 +203,7 @@ class SystemInfo:
         return f"{version} {build}" if build is not None else version
 
 
-@record
-class TimeZone:
+class TimeZone(Record):
     bias: int
     standard_name: tuple[int, ...]
     standard_date: tuple[int, ...]
@@ -215,8 +213,7 @@ class TimeZone:
     daylight_bias: int
 
 
-@record
-class MiscInfo:
+class MiscInfo(Record):
     """MINIDUMP_MISC_INFO v1–v5; a field is None when the stream is too old for it or its flag is clear."""
 
     version: int
@@ -321,8 +318,7 @@ def utf16_units_to_string(units: tuple[int, ...]) -> str | None:
         return None
 
 
-@record
-class BreakpadInfo:
+class BreakpadInfo(Record):
     validity: int
     raw_dump_thread_id: int
     raw_requesting_thread_id: int
@@ -342,8 +338,7 @@ class BreakpadInfo:
         )
 
 
-@record
-class AssertionInfo:
+class AssertionInfo(Record):
     """Breakpad's MDRawAssertionInfo (invalid-parameter / pure-virtual-call handlers on Windows)."""
 
     expression_units: tuple[int, ...]

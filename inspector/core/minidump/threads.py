@@ -18,7 +18,7 @@ from inspector.core.minidump.reader import (
     read_list_header,
     read_stream_context,
 )
-from inspector.core.record import record
+from inspector.core.record import Record
 
 THREAD_SIZE = 48
 #: offset of the context's (size, rva) descriptor in a MINIDUMP_THREAD
@@ -27,8 +27,7 @@ THREAD_NAME_SIZE = 12
 THREAD_INFO_SIZE = 64
 
 
-@record
-class Thread:
+class Thread(Record):
     """One MINIDUMP_THREAD with its stack bytes and register context.
 
     `stack` is None when the descriptor's RVA is 0 / size 0 / outside the file;
@@ -50,8 +49,7 @@ class Thread:
     context: CpuContext | None
 
 
-@record
-class ThreadList:
+class ThreadList(Record):
     threads: tuple[Thread, ...]
 
     def __len__(self) -> int:
@@ -72,15 +70,13 @@ class ThreadList:
         return found
 
 
-@record
-class ThreadName:
+class ThreadName(Record):
     thread_id: int
     name_rva: int
     name: str | None
 
 
-@record
-class ThreadNames:
+class ThreadNames(Record):
     """Thread names; `names` maps thread id -> name (a later entry for the same id wins)."""
 
     entries: tuple[ThreadName, ...]
@@ -90,8 +86,7 @@ class ThreadNames:
         return self.names.get(thread_id)
 
 
-@record
-class ThreadInfo:
+class ThreadInfo(Record):
     thread_id: int
     dump_flags: int
     dump_error: int
@@ -104,8 +99,7 @@ class ThreadInfo:
     affinity: int
 
 
-@record
-class ThreadInfoList:
+class ThreadInfoList(Record):
     entries: tuple[ThreadInfo, ...]
 
     def get(self, thread_id: int) -> ThreadInfo | None:

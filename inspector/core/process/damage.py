@@ -11,7 +11,7 @@ from __future__ import annotations
 from inspector.core.minidump import StreamType
 from inspector.core.minidump.format import stream_type_name
 from inspector.core.process.state import ProcessState
-from inspector.core.record import record
+from inspector.core.record import Record
 
 #: Streams whose loss changes what the report can say (others are listed in Problems only).
 _KEY_STREAMS = {
@@ -22,8 +22,7 @@ _KEY_STREAMS = {
 }
 
 
-@record
-class DumpDamage:
+class DumpDamage(Record):
     """The consequences of the dump problems of a state (empty when the dump read cleanly)."""
 
     #: problems found in the dump itself (not in symbol files or the walk)

@@ -59,7 +59,7 @@ from inspector.core.process.problems import symbol_problems, walk_problems
 from inspector.core.process.start import check_usable, thread_starts, unwalked_state
 from inspector.core.process.state import Problem, ProcessState, ThreadStart
 from inspector.core.process.tracker import SymbolTracker
-from inspector.core.record import record, replace
+from inspector.core.record import Record, replace
 from inspector.core.symbols import Symbolizer, SymbolSupplier
 from inspector.core.unwind import (
     CallStack,
@@ -229,8 +229,7 @@ def _process(
             supplier.close()
 
 
-@record
-class _ThreadDone:
+class _ThreadDone(Record):
     """The walk finished a thread (the progress event is made by the tracker)."""
 
 

@@ -3,37 +3,32 @@
 from __future__ import annotations
 
 from inspector.core.process.state import ModuleSymbolSummary, ProcessState
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.unwind import CallStack, StackFrame
 
 
-@record
-class DumpLoaded:
+class DumpLoaded(Record):
     """The dump is read; threads have only their context frame, nothing is unwound yet."""
 
     state: ProcessState
 
 
-@record
-class SymbolsLoaded:
+class SymbolsLoaded(Record):
     module_index: int
     symbols: ModuleSymbolSummary
 
 
-@record
-class FrameWalked:
+class FrameWalked(Record):
     thread_index: int
     frame: StackFrame
 
 
-@record
-class ThreadWalked:
+class ThreadWalked(Record):
     thread_index: int
     call_stack: CallStack
 
 
-@record
-class Progress:
+class Progress(Record):
     symbols_requested: int
     symbols_loaded: int
     threads_walked: int
@@ -43,8 +38,7 @@ class Progress:
     downloads_failed: int = 0
 
 
-@record
-class Finished:
+class Finished(Record):
     state: ProcessState
 
 

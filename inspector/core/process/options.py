@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 from inspector.core.symbols import IndexCache
 from inspector.core.unwind import WalkOptions, WalkPolicy
 
@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     from inspector.core.symbols.server_supplier import SymbolServerOptions
 
 
-@record
-class ProcessOptions:
+class ProcessOptions(Record):
     """What to process a dump with.
 
     `symbols_cache`: the index cache directory (None: the user cache directory);

@@ -7,8 +7,7 @@ window holds the unwalked state of `DumpLoaded` and adds the frames as they arri
 
 from __future__ import annotations
 
-import enum
-
+from inspector.core.enums import Enum
 from inspector.core.minidump import (
     CpuContext,
     DirectoryEntry,
@@ -19,7 +18,7 @@ from inspector.core.minidump import (
     UnloadedModule,
     windows_error_name,
 )
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 from inspector.core.symbols import (
     DamageReport,
     DownloadState,
@@ -40,8 +39,7 @@ if TYPE_CHECKING:
     from inspector.core.minidump.mozilla import ProcLimit
 
 
-@record
-class SystemSummary:
+class SystemSummary(Record):
     os: Os
     os_name: str  # JSON `system_info.os`
     os_version: str | None  # JSON `os_ver` ("version build")
@@ -56,8 +54,7 @@ class SystemSummary:
         return 8 if self.cpu is Cpu.UNKNOWN else self.cpu.pointer_width
 
 
-@record
-class CrashSummary:
+class CrashSummary(Record):
     """The exception: rust-minidump's `crash_info` type and address."""
 
     reason: str
@@ -65,7 +62,7 @@ class CrashSummary:
     thread_id: int
 
 
-class SymbolState(enum.Enum):
+class SymbolState(Enum):
     NOT_REQUESTED = "not requested"
     LOADED = "loaded"
     DAMAGED = "loaded with damaged lines"
@@ -85,8 +82,7 @@ _STATE_BY_STATUS = {
 }
 
 
-@record
-class ModuleSymbolSummary:
+class ModuleSymbolSummary(Record):
     """What became of a module's symbols (frozen; the open symbol file itself stays in the Symbolizer)."""
 
     state: SymbolState
@@ -170,23 +166,20 @@ class ModuleSymbolSummary:
 NOT_REQUESTED = ModuleSymbolSummary(SymbolState.NOT_REQUESTED)
 
 
-@record
-class ModuleEntry:
+class ModuleEntry(Record):
     index: int
     module: Module
     symbols: ModuleSymbolSummary = NOT_REQUESTED
 
 
-@record
-class LsbRelease:
+class LsbRelease(Record):
     id: str
     release: str
     codename: str
     description: str
 
 
-@record
-class Problem:
+class Problem(Record):
     """Damage found in the inputs: in the dump (with its offset) or in a symbol file, or a walk cut short.
 
     `where`, for people: the stream of the dump, the module, the path or the thread it is
@@ -202,15 +195,14 @@ class Problem:
     stream_type: int | None = None
 
 
-class ContextSource(enum.Enum):
+class ContextSource(Enum):
     """Where a thread's starting registers come from."""
 
     EXCEPTION = "exception record"
     THREAD = "thread list"
 
 
-@record
-class ThreadStart:
+class ThreadStart(Record):
     """Where a walk of a thread starts: its context (the exception's for the crashing thread), where
     that context comes from, and the stack memory the walk reads. Known for every thread, also for
     those that are not walked (no context, or the thread that wrote the dump)."""
@@ -223,8 +215,7 @@ class ThreadStart:
     stack_cut: bool = False
 
 
-@record
-class ProcessState:
+class ProcessState(Record):
     path: str | None
     dump_time: int
     system: SystemSummary

@@ -231,7 +231,7 @@ def _frame(frame: StackFrame, hexa: _Hex) -> dict[str, JsonValue]:
         "module": None if module is None else module.filename,
         "module_offset": None if module is None else hexa(instruction - module.base),
         "offset": hexa(instruction),
-        "trust": frame.trust._value_,  # `.value` is a property in Python: one call more a frame
+        "trust": frame.trust.value,
         "unloaded_modules": [
             {"module": hit.name, "offsets": [hexa(offset) for offset in hit.offsets]}
             for hit in frame.unloaded_modules

@@ -42,6 +42,7 @@ import zlib
 from inspector.core.logs import get_logger
 from inspector.core.symbols.errors import IndexCacheError
 from inspector.core.symbols.index_format import IndexImage, SymbolIdentity
+from inspector.core.types import path_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -213,25 +214,6 @@ def default_cache_directory() -> Path:
 def default_download_directory() -> Path:
     """`user_cache_directory()/symbols`: downloaded symbol files."""
     return user_cache_directory() / "symbols"
-
-
-def path_text(path: str | os.PathLike[str]) -> str:
-    """`str(pathlib.Path(path))`, without importing pathlib on POSIX systems.
-
-    The symbol side works on strings (a `Path` per probe cost the walk more than the probe
-    itself), but paths are shown to people and written to reports as `Path` spelled them
-    before: empty and `.` components dropped, no trailing separator, `.` for nothing.
-    """
-    text = os.fspath(path)
-    if os.sep != "/" or os.altsep is not None:
-        from pathlib import Path
-
-        return str(Path(text))
-    root = ""
-    if text.startswith("/"):
-        root = "//" if text.startswith("//") and not text.startswith("///") else "/"
-    parts = [part for part in text.split("/") if part and part != "."]
-    return root + "/".join(parts) if root or parts else "."
 
 
 def write_atomically(path: str, data: Any) -> OSError | None:

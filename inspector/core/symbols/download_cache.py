@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from inspector.core.logs import get_logger
-from inspector.core.record import record
+from inspector.core.record import Record
 
 log = get_logger(__name__)
 
@@ -83,8 +83,7 @@ def unsafe_component_reason(name: str) -> str | None:
     return None
 
 
-@record
-class SymbolLookup:
+class SymbolLookup(Record):
     """One way to ask for a module's file: the three path components and how they were made."""
 
     components: tuple[str, str, str]

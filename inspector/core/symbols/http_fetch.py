@@ -27,7 +27,6 @@ enforcement, and the system's certificate store by default.
 
 from __future__ import annotations
 
-import enum
 import re
 import time
 import urllib.parse
@@ -36,8 +35,9 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from inspector import __version__
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.enums import Enum
 from inspector.core.logs import get_logger
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 
 if TYPE_CHECKING:
     import urllib3
@@ -51,8 +51,7 @@ _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ProgressCallback = Callable[[int, "int | None"], None]
 
 
-@record
-class SymbolServer:
+class SymbolServer(Record):
     """A symbol server's base URL and the bearer token it wants (never shown in reprs or logs)."""
 
     url: str
@@ -142,8 +141,7 @@ def redacted(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=host))
 
 
-@record
-class FetchPolicy:
+class FetchPolicy(Record):
     connect_timeout: float = 10.0
     read_timeout: float = 60.0
     #: rust-minidump's `--symbols-download-timeout-secs` default
@@ -155,14 +153,13 @@ class FetchPolicy:
     max_redirects: int = 5
 
 
-class FetchOutcome(enum.Enum):
+class FetchOutcome(Enum):
     FOUND = "found"
     NOT_FOUND = "not found"
     FAILED = "failed"
 
 
-@record
-class FetchResult:
+class FetchResult(Record):
     outcome: FetchOutcome
     reason: str | None = None
     size: int = 0

@@ -23,16 +23,15 @@ that PE if `match(pe, pdb)` holds (by the PE's CodeView GUID and age).
 
 from __future__ import annotations
 
-import enum
-
-from inspector.core.record import record
+from inspector.core.enums import Enum
+from inspector.core.record import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from inspector.core.module_identity import ModuleIdentity
 
 
-class MatchedBy(enum.Enum):
+class MatchedBy(Enum):
     """How a module's symbols were matched to it (the value is also the JSON's spelling)."""
 
     DEBUG_ID = "debug id"
@@ -43,8 +42,7 @@ class MatchedBy(enum.Enum):
         return self.value.replace(" ", "_")
 
 
-@record
-class ObjectIdentity:
+class ObjectIdentity(Record):
     """What a symbol or object file says it is ('' for what it does not say). A `ModuleIdentity`."""
 
     debug_file: str = ""
@@ -53,8 +51,7 @@ class ObjectIdentity:
     code_id: str = ""
 
 
-@record
-class SymbolMatch:
+class SymbolMatch(Record):
     """How a module's symbol file was matched, and what that file says it is."""
 
     by: MatchedBy

@@ -46,7 +46,7 @@ import struct
 import zlib
 from collections.abc import Sequence
 
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.symbols.errors import (
     ChecksumMismatch,
     IdentityMismatch,
@@ -143,8 +143,7 @@ PARALLEL = (
 )
 
 
-@record
-class SymbolIdentity:
+class SymbolIdentity(Record):
     """What a cached index must match: the `.sym` file's real path, size, mtime and first line."""
 
     path: str

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.symbols.records import (
     FunctionRecord,
     ModuleRecord,
@@ -207,8 +207,7 @@ def parse_module(line: bytes) -> ModuleRecord | str:
     return ModuleRecord(text(g[0]), text(g[1]), text(g[2]), text(g[3]))
 
 
-@record
-class InfoLine:
+class InfoLine(Record):
     key: str  # "CODE_ID", "GENERATOR", "URL" or another word
     value: str  # the rest of the line after the key
 
@@ -229,8 +228,7 @@ def parse_file(line: bytes) -> tuple[int, str] | str:
     return file_id, text(g[1])
 
 
-@record
-class InlineOriginLine:
+class InlineOriginLine(Record):
     origin_id: int
     name: str
     old_syntax: bool
@@ -340,8 +338,7 @@ def parse_line_record(line: bytes) -> tuple[int, int, int, int] | str:
     return int(g[0], 16), int(g[1], 16), line_no, file_id
 
 
-@record
-class InlineLine:
+class InlineLine(Record):
     depth: int
     call_line: int
     call_file_id: int | None  # None: old syntax, or the file id -1 Breakpad allows
@@ -401,8 +398,7 @@ def parse_stack_cfi_raw(line: bytes) -> tuple[int, bytes] | str:
     return int(g[0], 16), g[1]
 
 
-@record
-class StackWinLine:
+class StackWinLine(Record):
     type_char: str  # one hex digit; only "0" and "4" are used
     address: int
     size: int

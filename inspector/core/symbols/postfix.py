@@ -40,7 +40,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 from inspector.core.symbols.records import StackWinRecord
 
 MAX_TOKENS = 10_000
@@ -69,8 +69,7 @@ def _plain(text: str) -> bool:
     )
 
 
-@record
-class MemoryRead:
+class MemoryRead(Record):
     address: int
     size: int
     value: int | None  # None: the address is not in readable memory
@@ -80,8 +79,7 @@ class MemoryRead:
 StackItem = int | str
 
 
-@record
-class PostfixStep:
+class PostfixStep(Record):
     """The state after one token."""
 
     token: str
@@ -94,8 +92,7 @@ class PostfixStep:
 StepRow = tuple[str, tuple[StackItem, ...], MemoryRead | None, tuple[str, int | None] | None]
 
 
-@record
-class PostfixResult:
+class PostfixResult(Record):
     """The outcome of one expression: a value (CFI), final variables (WIN), the trace, or why it failed."""
 
     expression: str

@@ -10,11 +10,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 
-from inspector.core.record import field, record
+from inspector.core.enums import Enum
+from inspector.core.record import Record, field
 
 
-@record
-class ModuleRecord:
+class ModuleRecord(Record):
     """`MODULE <os> <cpu> <debug id> <debug file>` (the debug file may contain spaces)."""
 
     os: str
@@ -23,8 +23,7 @@ class ModuleRecord:
     debug_file: str
 
 
-@record
-class SymbolInfo:
+class SymbolInfo(Record):
     """The `INFO` lines: `CODE_ID <id> [<code file>]`, `GENERATOR <text>`, `URL <url>` (last one wins)."""
 
     code_id: str | None = None
@@ -37,8 +36,7 @@ class SymbolInfo:
     mangled_names: bool = False
 
 
-@record
-class FunctionRecord:
+class FunctionRecord(Record):
     """`FUNC [m] <address> <size> <parameter size> <name>`."""
 
     address: int
@@ -48,8 +46,7 @@ class FunctionRecord:
     multiple: bool = False
 
 
-@record
-class PublicRecord:
+class PublicRecord(Record):
     """`PUBLIC [m] <address> <parameter size> <name>`; PUBLICs have no size."""
 
     address: int
@@ -58,8 +55,7 @@ class PublicRecord:
     multiple: bool = False
 
 
-@record
-class SourceLine:
+class SourceLine(Record):
     """A line record of the FUNC covering the address: `<address> <size> <line> <file id>`."""
 
     address: int
@@ -69,8 +65,7 @@ class SourceLine:
     file: str | None
 
 
-@record
-class InlineCall:
+class InlineCall(Record):
     """One level of the inline chain at an address.
 
     `depth` 0 is the call made directly by the FUNC; `address`/`size` are the
@@ -90,8 +85,7 @@ class InlineCall:
     call_line: int
 
 
-@record
-class InlineFrameSymbol:
+class InlineFrameSymbol(Record):
     """An inlined frame as rust-minidump's `fill_symbol` adds it (line `None` = unknown)."""
 
     function_name: str
@@ -99,8 +93,7 @@ class InlineFrameSymbol:
     source_line: int | None
 
 
-@record
-class FrameSymbol:
+class FrameSymbol(Record):
     """Exactly what rust-minidump's `fill_symbol` fills in for one frame.
 
     * From a FUNC: `function_name`/`function_base` of the FUNC, `parameter_size`
@@ -125,16 +118,14 @@ class FrameSymbol:
     multiple: bool = False
 
 
-@record
-class CfiRow:
+class CfiRow(Record):
     """One STACK CFI row: the INIT row or a delta row. `rules` is the rule text as written."""
 
     address: int
     rules: str
 
 
-@record
-class CfiLookup:
+class CfiLookup(Record):
     """The STACK CFI INIT block covering an address and the rules in force there.
 
     `rows` holds ALL delta rows of the block in rust-minidump's order (sorted by
@@ -167,8 +158,7 @@ class StackWinType(enum.IntEnum):
     FRAME_DATA = 4
 
 
-@record
-class StackWinRecord:
+class StackWinRecord(Record):
     """`STACK WIN <type> <address> <size> <prologue> <epilogue> <params> <saved regs> <locals>
     <max stack> <has program> <program string | allocates base pointer>`.
 
@@ -196,7 +186,7 @@ class StackWinRecord:
 MAX_EXAMPLES_PER_KIND = 3
 
 
-class DamageKind(enum.Enum):
+class DamageKind(Enum):
     """Why a line was counted as damaged (the value is the label shown to people)."""
 
     EMPTY_FILE = "empty file"
@@ -223,15 +213,13 @@ class DamageKind(enum.Enum):
 _RUST_MINIDUMP_TOLERATES = frozenset({DamageKind.STACK_WIN_TYPE_MISMATCH, DamageKind.NO_MODULE_LINE})
 
 
-@record
-class DamagedLine:
+class DamagedLine(Record):
     line_number: int  # 1-based
     kind: DamageKind
     reason: str
 
 
-@record
-class DamageReport:
+class DamageReport(Record):
     """Damaged lines of one `.sym` file, by kind, with a few examples.
 
     Lines that start records the index covers (MODULE, INFO, FILE, INLINE_ORIGIN,
@@ -280,8 +268,7 @@ class DamageReport:
         return f"{self.total} damaged line{'s' if self.total != 1 else ''} ({parts})"
 
 
-@record
-class RecordCounts:
+class RecordCounts(Record):
     """How many records of each indexed kind a file has (after rust-minidump's filtering)."""
 
     functions: int
@@ -294,7 +281,7 @@ class RecordCounts:
     lines: int  # lines in the file
 
 
-class DownloadState(enum.Enum):
+class DownloadState(Enum):
     """Where a module's symbol download stands (symbol servers only)."""
 
     QUEUED = "queued for download"
@@ -311,8 +298,7 @@ class DownloadState(enum.Enum):
         return self not in (DownloadState.QUEUED, DownloadState.DOWNLOADING)
 
 
-@record
-class ServerAttempt:
+class ServerAttempt(Record):
     """One request for a module's file: the URL (never a token), and what came of it."""
 
     url: str
@@ -320,8 +306,7 @@ class ServerAttempt:
     reason: str | None = None
 
 
-@record
-class DownloadStatus:
+class DownloadStatus(Record):
     """A module's download: state, the URL the file came from, why it failed, what was tried.
 
     `received`/`total` are bytes (total None when the server did not say, or sent gzip).

@@ -40,7 +40,7 @@ from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import Cancelled
 from inspector.core.logs import get_logger
 from inspector.core.module_identity import ModuleIdentity
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 from inspector.core.symbols.cache import IndexCache
 from inspector.core.symbols.download_cache import DownloadCache, SymbolLookup, UnsafePath
 from inspector.core.symbols.http_fetch import (
@@ -67,8 +67,7 @@ from inspector.core.symbols.symbolizer import ModuleKey, module_key
 log = get_logger(__name__)
 
 
-@record
-class SymbolServerOptions:
+class SymbolServerOptions(Record):
     """Symbol servers and how to use them.
 
     `cache_dir`: where downloads are kept (None: a temporary folder removed when the

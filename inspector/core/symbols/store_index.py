@@ -26,10 +26,11 @@ import zlib
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
-from inspector.core.symbols.cache import path_text, write_atomically
+from inspector.core.symbols.cache import write_atomically
 from inspector.core.symbols.identity import ObjectIdentity, leaf, match, sym_identity
 from inspector.core.symbols.line_parser import parse_info
 from inspector.core.symbols.symbol_file import MAX_MODULE_LINE, parse_module_line
+from inspector.core.types import path_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:

@@ -32,7 +32,6 @@ unreadable.
 from __future__ import annotations
 
 import _thread
-import enum
 import functools
 import os
 import stat
@@ -40,12 +39,12 @@ import time
 from collections.abc import Iterable
 
 from inspector.core.cancel import NEVER, CancelToken
-from inspector.core.record import record
+from inspector.core.enums import Enum
+from inspector.core.record import Record
 from inspector.core.symbols.cache import (
     IndexCache,
     Witness,
     absence_witness,
-    path_text,
     present_witness,
     witnesses_hold,
 )
@@ -61,6 +60,7 @@ from inspector.core.symbols.identity import (
 )
 from inspector.core.symbols.records import DamageReport, DownloadStatus
 from inspector.core.symbols.symbol_file import SymbolFile
+from inspector.core.types import path_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -113,14 +113,12 @@ def code_id_path(module: ModuleIdentity) -> str | None:
     return None if components is None else "/".join(components)
 
 
-@record
-class PathProblem:
+class PathProblem(Record):
     path: str
     reason: str
 
 
-@record
-class Located:
+class Located(Record):
     """Where a module's symbol file is (`path` None: nowhere), what was tried, and how it was found."""
 
     path: str | None
@@ -132,7 +130,7 @@ class Located:
     objects: tuple[FoundObject, ...] = ()
 
 
-class SymbolStatus(enum.Enum):
+class SymbolStatus(Enum):
     LOADED = "loaded"
     DAMAGED = "loaded with damaged lines"
     NOT_FOUND = "not found"
@@ -140,8 +138,7 @@ class SymbolStatus(enum.Enum):
     UNREADABLE = "unreadable"
 
 
-@record(eq=False)
-class ModuleSymbols:
+class ModuleSymbols(Record, eq=False):
     """The outcome of getting a module's symbols.
 
     LOADED / DAMAGED: `symbol_file` is usable (DAMAGED: some lines were skipped,

@@ -15,7 +15,7 @@ import os
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.symbols import line_parser
 from inspector.core.symbols.index_format import IndexImage, Section
 from inspector.core.symbols.postfix import compose_cfi_rules
@@ -50,8 +50,7 @@ class StaleIndex(Exception):
     """The text at an indexed offset is not the record the index promised."""
 
 
-@record
-class Inlinee:
+class Inlinee(Record):
     depth: int
     address: int
     size: int

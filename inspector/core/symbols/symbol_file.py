@@ -48,7 +48,7 @@ from inspector.core.errors import SymbolError
 from inspector.core.logs import get_logger
 from inspector.core.record import replace
 from inspector.core.symbols import line_parser
-from inspector.core.symbols.cache import IndexCache, path_text, settled
+from inspector.core.symbols.cache import IndexCache, settled
 from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.index_format import IndexImage, Section, SymbolIdentity
 from inspector.core.symbols.records import (
@@ -80,6 +80,7 @@ from inspector.core.symbols.sym_text import (
     parse_cfi_block,
     parse_function_block,
 )
+from inspector.core.types import path_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import _thread
 
 from inspector.core.cancel import NEVER, CancelToken
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.symbols.records import CfiLookup, FrameSymbol, StackWinRecord
 from inspector.core.symbols.supplier import ModuleSymbols, SymbolSupplier
 
@@ -44,8 +44,7 @@ def module_key(module: ModuleIdentity) -> ModuleKey:
     return (module.code_file, module.code_id, module.debug_file, module.debug_id)
 
 
-@record
-class SymbolProgress:
+class SymbolProgress(Record):
     """Modules whose symbols were asked for, and how many of those loads have finished."""
 
     requested: int

@@ -10,15 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.triage.dump import CrashTriage
 
 if TYPE_CHECKING:
     from inspector.core.report.json_report import JsonValue
 
 
-@record
-class SignatureGroup:
+class SignatureGroup(Record):
     """The dumps sharing a signature, in the order they were found."""
 
     signature: str

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 from inspector.core.dumpfile import SNIFF_BYTES, DumpKind, sniff_dump_kind
-from inspector.core.record import record
+from inspector.core.record import Record
 
 #: Names a crash reporter gives minidumps; a file named so that is not one is reported.
 DUMP_SUFFIXES = (".dmp", ".mdmp")
@@ -41,8 +41,7 @@ def dump_kind(head: bytes) -> str | None:
     return None if kind is DumpKind.UNKNOWN else kind.value
 
 
-@record
-class FoundDump:
+class FoundDump(Record):
     """A path to triage, as found (the input joined with the path inside a folder).
 
     `kind`: what `dump_kind` says (None: not a dump by its content, or unreadable: the

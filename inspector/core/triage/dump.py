@@ -29,7 +29,7 @@ from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import Cancelled, InspectorError
 from inspector.core.logs import get_logger
 from inspector.core.process import ProcessOptions, ProcessState, process
-from inspector.core.record import record, replace
+from inspector.core.record import Record, replace
 from inspector.core.symbols import KeptSymbolSupplier
 from inspector.core.types import format_address
 
@@ -44,8 +44,7 @@ log = get_logger(__name__)
 TOP_FRAMES = 10
 
 
-@record
-class TriageOptions:
+class TriageOptions(Record):
     """What every dump of a batch is walked with (picklable: it travels to the workers).
 
     `symbol_paths`: symbol folders or `.sym` files, as seen by the process that walks
@@ -105,8 +104,7 @@ class TriageOptions:
         )
 
 
-@record
-class CrashTriage:
+class CrashTriage(Record):
     """What triage needs of one dump. `to_json()` is its entry in the `triage --json` document.
 
     `crash_reason` and `crash_address` are empty when the dump records no exception;

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.types import Cpu
 
 #: A per-CPU pre-filter for scanned words: None if the value may be a return address, else why not.
 Prefilter = Callable[[int], "str | None"]
 
 
-@record
-class CpuDescription:
+class CpuDescription(Record):
     """Register names, word size, callee-saved set and instruction adjustment of one CPU.
 
     `word_size`: the unwinder's word, in bytes (rust-minidump reads 32-bit MIPS as 4-byte

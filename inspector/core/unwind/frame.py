@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import enum
-
+from inspector.core.enums import Enum
 from inspector.core.minidump import CpuContext, Module
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.symbols import FrameSymbol
 from inspector.core.types import AddressRange
 from inspector.core.unwind.trace import Termination, UnwindStep
 
 
-class FrameTrust(enum.Enum):
+class FrameTrust(Enum):
     """How much a frame's instruction pointer is trusted; the value is rust-minidump's JSON spelling.
 
     `LEAF` is Breakpad's (amd64 Windows leaf simulation, `WalkPolicy.BREAKPAD` only).
@@ -47,8 +46,7 @@ _DESCRIPTIONS = {
 INLINE_DESCRIPTION = "inlining"
 
 
-@record
-class InlineFrame:
+class InlineFrame(Record):
     """A function inlined at a frame's instruction (from the INLINE records); line None = unknown."""
 
     function: str
@@ -56,16 +54,14 @@ class InlineFrame:
     line: int | None
 
 
-@record
-class UnloadedHit:
+class UnloadedHit(Record):
     """An unloaded module that covered a frame's instruction, and the offsets into it."""
 
     name: str
     offsets: tuple[int, ...]
 
 
-@record
-class StackFrame:
+class StackFrame(Record):
     """One physical frame.
 
     `instruction` is the address looked up for symbols and CFI (the context's pc for frame
@@ -127,7 +123,7 @@ class StackFrame:
         return self.symbol is None
 
 
-class CallStackInfo(enum.Enum):
+class CallStackInfo(Enum):
     OK = "ok"
     MISSING_CONTEXT = "missing context"
     MISSING_MEMORY = "missing memory"
@@ -135,8 +131,7 @@ class CallStackInfo(enum.Enum):
     DUMP_THREAD_SKIPPED = "dump thread skipped"
 
 
-@record
-class CallStack:
+class CallStack(Record):
     """A walked thread: its frames (innermost first), why the walk stopped, and what it read."""
 
     thread_index: int

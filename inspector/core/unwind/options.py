@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import enum
+from inspector.core.enums import Enum
+from inspector.core.record import Record, replace
 
-from inspector.core.record import record, replace
 
-
-class WalkPolicy(enum.Enum):
+class WalkPolicy(Enum):
     """Whose stack-walking rules to follow where rust-minidump and Breakpad disagree.
 
     `RUST_MINIDUMP` (the default) gives exactly rust-minidump's frames, which is what the
@@ -39,8 +38,7 @@ DEFAULT_SCAN_WORDS = 40
 EXTENDED_SCAN_WORDS = DEFAULT_SCAN_WORDS * 4
 
 
-@record
-class PolicyRules:
+class PolicyRules(Record):
     """What a policy fixes, as data; the strategies each CPU tries per policy are in its module.
 
     `scan_words` / `first_scan_words`: the scan window after a frame found by unwinding /
@@ -82,8 +80,7 @@ POLICY_RULES: dict[WalkPolicy, PolicyRules] = {
 }
 
 
-@record
-class WalkOptions:
+class WalkOptions(Record):
     """Options for walking one dump; immutable so it can cross threads.
 
     `max_frames` None means the policy's default (100 000 for rust-minidump, 2^20 for

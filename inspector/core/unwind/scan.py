@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust
@@ -32,8 +32,7 @@ __all__ = ["DEFAULT_SCAN_WORDS", "EXTENDED_SCAN_WORDS", "Prefilter", "ScanResult
 _CHUNK_WORDS = 16
 
 
-@record
-class ScanResult:
+class ScanResult(Record):
     detail: ScanDetail
     address: int | None  # where the accepted word is
     value: int | None  # the accepted word

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from inspector.core.minidump import CpuContext
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 from inspector.core.unwind.cpu import CpuDescription
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust, StackFrame
@@ -24,8 +24,7 @@ from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words
 from inspector.core.unwind.trace import CheckRow, Outcome, Strategy, StrategyAttempt, TerminationReason
 
 
-@record(frozen=False)
-class ThreadWalk:
+class ThreadWalk(Record, frozen=False):
     """Mutable state of one thread's walk (never leaves the walking thread)."""
 
     env: WalkEnvironment
@@ -55,8 +54,7 @@ class ThreadWalk:
         return f"scanning is disabled after {self.env.scanned_frame_limit} scanned frames"
 
 
-@record
-class StrategyResult:
+class StrategyResult(Record):
     """What one strategy did: its attempt record(s) and, on success, the caller's context and trust."""
 
     attempts: tuple[StrategyAttempt, ...]
@@ -206,8 +204,7 @@ _ABOVE_OR_LEAF = "caller sp {:#x} is above callee sp {:#x} (equal allowed: the c
 PostCheckFunction = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], CheckRow]
 
 
-@record
-class PostCheck:
+class PostCheck(Record):
     """A termination guard: the check it makes on every caller, and why the walk ends when it fails."""
 
     check: PostCheckFunction
@@ -221,8 +218,7 @@ BREAKPAD_SP = PostCheck(breakpad_sp_check, TerminationReason.STACK_POINTER_NOT_I
 LEAF_TOLERANT_SP = PostCheck(leaf_tolerant_sp, TerminationReason.STACK_POINTER_NOT_INCREASING)
 
 
-@record
-class CpuUnwinder:
+class CpuUnwinder(Record):
     """What the walk loop needs from a per-CPU module: its description and, per policy, the
     strategies to try (`first_success`) and the checks a caller must pass (`run_post_checks`)."""
 

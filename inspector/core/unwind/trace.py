@@ -44,10 +44,9 @@ equal when what they recorded is equal.
 
 from __future__ import annotations
 
-import enum
-
+from inspector.core.enums import Enum
 from inspector.core.minidump import CpuContext
-from inspector.core.record import field, record
+from inspector.core.record import Record, field
 from inspector.core.symbols import CfiRow, PostfixResult, StackWinRecord
 
 #: A text as the walk records it: the text itself, or a `str.format` template and its arguments,
@@ -84,7 +83,7 @@ def checks_of(rows: tuple[CheckRow, ...]) -> tuple[Check, ...]:
     return tuple([Check(*row) for row in rows])
 
 
-class Strategy(enum.Enum):
+class Strategy(Enum):
     """A way of finding a caller frame (value: the name shown in traces)."""
 
     CFI = "STACK CFI"
@@ -96,7 +95,7 @@ class Strategy(enum.Enum):
     CFI_SCAN = "STACK WIN with scanning"
 
 
-class Outcome(enum.Enum):
+class Outcome(Enum):
     FOUND = "found"
     FAILED = "failed"
     NOT_APPLICABLE = "not applicable"
@@ -104,8 +103,7 @@ class Outcome(enum.Enum):
     SKIPPED = "not tried"
 
 
-@record
-class MemoryWord:
+class MemoryWord(Record):
     """One word read from stack memory (`value` None: not readable) and what it was read as.
 
     `register`: the caller register the word was read for (the caller's `rip` of a frame
@@ -120,8 +118,7 @@ class MemoryWord:
     register: str | None = None
 
 
-@record
-class Check:
+class Check(Record):
     """One sanity check and whether it passed (`text`: its description as recorded, see `Text`)."""
 
     text: Text
@@ -132,7 +129,7 @@ class Check:
         return as_text(self.text)
 
 
-class RuleEffect(enum.Enum):
+class RuleEffect(Enum):
     """What a STACK CFI rule did to the caller's registers."""
 
     CFA = "caller stack pointer (.cfa)"
@@ -144,8 +141,7 @@ class RuleEffect(enum.Enum):
     FAILED = "evaluation failed: CFI unusable"
 
 
-@record
-class RuleEvaluation:
+class RuleEvaluation(Record):
     """One STACK CFI rule as the walk evaluated it, in evaluation order (`.cfa`, `.ra`, the rest).
 
     `target`: the caller register the rule decides, by its canonical name (the stack pointer
@@ -160,8 +156,7 @@ class RuleEvaluation:
     target: str | None = None
 
 
-@record
-class CfiDetail:
+class CfiDetail(Record):
     """A STACK CFI evaluation: the rows in force and every rule's evaluation."""
 
     module: str
@@ -177,8 +172,7 @@ class CfiDetail:
     origin: str | None = None
 
 
-@record
-class ScanCandidate:
+class ScanCandidate(Record):
     """A stack word examined as a possible return address."""
 
     address: int
@@ -189,8 +183,7 @@ class ScanCandidate:
     reason: str
 
 
-@record
-class CandidateVerdict:
+class CandidateVerdict(Record):
     """Whether a stack word looks like a return address, with the module/symbol that decided it."""
 
     accepted: bool
@@ -199,8 +192,7 @@ class CandidateVerdict:
     reason: str
 
 
-@record
-class ScanDetail:
+class ScanDetail(Record):
     """One stack scan: the window, every candidate, and the frame-pointer recovery after a hit.
 
     The words examined are kept as the scan saw them: where (`addresses`, one step of the
@@ -260,8 +252,7 @@ class ScanDetail:
         return None
 
 
-@record
-class FramePointerProbe:
+class FramePointerProbe(Record):
     """One frame-pointer position tried: `offset` bytes above the callee's frame pointer, the words
     read there and the checks made on them (recorded as rows: `reads`, `checks`)."""
 
@@ -279,15 +270,13 @@ class FramePointerProbe:
         return checks_of(self.check_rows)
 
 
-@record
-class FramePointerDetail:
+class FramePointerDetail(Record):
     register: str
     value: int
     probes: tuple[FramePointerProbe, ...]
 
 
-@record
-class StackWinDetail:
+class StackWinDetail(Record):
     """A STACK WIN evaluation (rust-minidump's, or Breakpad's with its heuristics)."""
 
     module: str
@@ -314,8 +303,7 @@ class StackWinDetail:
 AttemptDetail = CfiDetail | StackWinDetail | FramePointerDetail | ScanDetail | None
 
 
-@record
-class StrategyAttempt:
+class StrategyAttempt(Record):
     """One strategy tried for a callee: its outcome, why (`why`, see `Text`), its detail, and the
     caller's context it produced (None: none), whose valid registers are `registers`."""
 
@@ -339,8 +327,7 @@ class StrategyAttempt:
         return StrategyAttempt(self.strategy, outcome, why, self.detail, self.caller)
 
 
-@record
-class UnwindStep:
+class UnwindStep(Record):
     """How the caller of frame `callee_index` was looked for (and, if `chosen` is set, found)."""
 
     callee_index: int
@@ -359,7 +346,7 @@ class UnwindStep:
         return checks_of(self.post_check_rows)
 
 
-class TerminationReason(enum.Enum):
+class TerminationReason(Enum):
     NO_CALLER = "no strategy found a caller"
     NULL_INSTRUCTION = "the caller's instruction pointer is below 4096 (end of stack)"
     STACK_POINTER_NOT_INCREASING = "the caller's stack pointer did not increase"
@@ -371,8 +358,7 @@ class TerminationReason(enum.Enum):
     DUMP_THREAD_SKIPPED = "the thread wrote the dump and is not walked"
 
 
-@record
-class Termination:
+class Termination(Record):
     """Why a walk stopped; `step` is the last unwind step (with its failed or rejected attempts)."""
 
     reason: TerminationReason

@@ -228,7 +228,7 @@ def test_open_reads_or_maps_the_file_and_regions_are_views_into_it(
         assert region.data.obj is dump.data.obj  # a view, not a copy
         assert isinstance(dump.data.obj, mmap.mmap if mapped else bytes)
         assert region.read_u32(0x8004) == 0x07060504
-        assert dump.path == path
+        assert dump.path == str(path)
 
 
 def test_open_of_missing_file_or_directory_is_unreadable(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.core.cancel import NEVER, CancelToken
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.symbols.objects.breakpad_text import (
     ModuleText,
     add_section_symbols,
@@ -33,8 +33,7 @@ from inspector.core.symbols.objects.symcache_reader import read_symcache
 CONVERTER_VERSION = 3
 
 
-@record
-class Converted:
+class Converted(Record):
     """What a conversion wrote: the CFI's origins and what kinds of records there are."""
 
     cfi_sources: tuple[str, ...]

@@ -14,7 +14,7 @@ import os
 import stat
 from typing import Any, BinaryIO
 
-from inspector.core.record import field, record, replace
+from inspector.core.record import Record, field, replace
 from inspector.core.symbols.objects.errors import ObjectSupportMissing, ObjectUnreadable
 
 #: files smaller than this cannot be an object with anything useful in it
@@ -60,8 +60,7 @@ def breakpad_debug_id(debug_id: str) -> str:
     return f"{uuid}{age.upper().lstrip('0') or '0'}"
 
 
-@record
-class ObjectInfo:
+class ObjectInfo(Record):
     """One object in a file, as symbolic sees it."""
 
     path: str
@@ -221,8 +220,7 @@ def read_header_bytes(fh: BinaryIO, offset: int, size: int) -> bytes:
     return data
 
 
-@record
-class PeHeaders:
+class PeHeaders(Record):
     """What the PE headers say: identity, section table and debug directory."""
 
     timestamp: int
@@ -268,8 +266,7 @@ def read_pe_headers(fh: BinaryIO) -> PeHeaders | None:
     return PeHeaders(timestamp, size_of_image, size_of_headers, sections, debug)
 
 
-@record
-class PeCodeView:
+class PeCodeView(Record):
     """What a PE file's CodeView debug record names: its PDB (file name, debug id) and its own code id."""
 
     pdb_name: str

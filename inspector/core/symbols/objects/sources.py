@@ -30,11 +30,10 @@ from collections.abc import Iterable, Sequence
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
-from inspector.core.record import record
+from inspector.core.record import Record
 from inspector.core.symbols.cache import (
     Witness,
     absence_witness,
-    path_text,
     present_witness,
     settled,
     witnesses_hold,
@@ -42,6 +41,7 @@ from inspector.core.symbols.cache import (
 )
 from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, has_debug_id, leaf, match
 from inspector.core.symbols.objects.errors import ObjectUnreadable
+from inspector.core.types import path_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
@@ -101,8 +101,7 @@ def build_id_of(module: ModuleIdentity) -> str | None:
     return code_id
 
 
-@record
-class FoundObject:
+class FoundObject(Record):
     """An object file that matches a module, and where it was found."""
 
     path: str
@@ -112,8 +111,7 @@ class FoundObject:
     matched_by: MatchedBy = MatchedBy.DEBUG_ID
 
 
-@record
-class _Entry:
+class _Entry(Record):
     path: str
     size: int
     mtime_ns: int
@@ -142,8 +140,7 @@ _IDENTITIES: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
 _IDENTITIES_LOCK = _thread.allocate_lock()
 
 
-@record
-class _Scan:
+class _Scan(Record):
     """What one walk of a symbol folder found: the folders walked with their modification times
     (a folder's changes when an entry is added, removed or renamed) and the objects."""
 
