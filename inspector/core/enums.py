@@ -17,16 +17,23 @@ properties in the class body, `repr` / `str` / `format`, pickling by value (work
 send results back), `copy` returning the member itself, and members and their attributes that
 cannot be reassigned.
 
-Type checkers see `enum.Enum` itself (`TYPE_CHECKING`), so member types, `.value` types and
-exhaustiveness checks are theirs; `tests/core/test_enums.py` checks that every enumeration of
-the engine behaves as the `enum.Enum` built from the same class body.
+`IntEnum` is the same for values read from a file (stream types, CPU flags): its members are
+`int`s as well, equal to and hashed as their value, so they index tables of raw numbers and
+mix with them in arithmetic (which gives plain `int`s); `str` and `format` give the number, as
+`enum.IntEnum`'s do. Defining them without `enum` also keeps `enum` (with `functools` and
+`collections`, ~5 ms) out of importing the engine.
+
+Type checkers see `enum.Enum` and `enum.IntEnum` themselves (`TYPE_CHECKING`), so member types,
+`.value` types and exhaustiveness checks are theirs; `tests/core/test_enums.py` checks that every
+enumeration of the engine behaves as the `enum.Enum` (`enum.IntEnum`) built from the same class
+body.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
-    from enum import Enum
+    from enum import Enum, IntEnum
 else:
     from types import MappingProxyType
 
@@ -49,9 +56,9 @@ else:
             for key, value in values.items():
                 member = by_value.get(value)
                 if member is None:  # a second name for a value is an alias of the first member
-                    member = object.__new__(cls)
+                    member = int.__new__(cls, value) if issubclass(cls, int) else object.__new__(cls)
                     object.__setattr__(member, "name", key)
-                    object.__setattr__(member, "value", value)
+                    object.__setattr__(member, "value", int(value) if issubclass(cls, int) else value)
                     by_value[value] = member
                 members[key] = member
                 type.__setattr__(cls, key, member)
@@ -139,5 +146,24 @@ else:
         def __deepcopy__(self, memo):
             return self
 
+    class IntEnum(int, metaclass=EnumType):
+        """Base of the enumerations of numbers read from files (see the module's docstring).
 
-__all__ = ["Enum"]
+        An `int` cannot have `__slots__` of its own, so `name` and `value` live in the member's
+        `__dict__`.
+        """
+
+        _member_map_ = MappingProxyType({})
+
+        __setattr__ = Enum.__setattr__
+        __delattr__ = Enum.__delattr__
+        __hash__ = int.__hash__  # equal to its value, so hashed as it
+        __repr__ = Enum.__repr__
+        __str__ = int.__repr__
+        __format__ = int.__format__
+        __reduce_ex__ = Enum.__reduce_ex__
+        __copy__ = Enum.__copy__
+        __deepcopy__ = Enum.__deepcopy__
+
+
+__all__ = ["Enum", "IntEnum"]

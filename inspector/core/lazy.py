@@ -29,7 +29,10 @@ checks that the path stays without `typing`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 
 def lazy_names(package: str, names_by_module: Mapping[str, tuple[str, ...]]) -> Callable[[str], object]:

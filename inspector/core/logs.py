@@ -16,11 +16,11 @@ first message is written.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     import logging
+    from collections.abc import Callable
     from typing import Any
 
 # logging's level numbers (part of its documented interface)

@@ -27,13 +27,13 @@ The `dataclasses` module itself is imported only when something asks for the dat
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from operator import attrgetter
 
 from inspector.core.strict import strict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, TypeVar, dataclass_transform
 
     T = TypeVar("T")

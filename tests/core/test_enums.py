@@ -11,7 +11,7 @@ import pkgutil
 import pytest
 
 import inspector.core
-from inspector.core.enums import Enum
+from inspector.core.enums import Enum, IntEnum
 
 
 class Colour(Enum):
@@ -82,19 +82,24 @@ def test_members_are_unique_immutable_and_survive_pickle_and_copy() -> None:
             BLUE = "blue"
 
 
-def _engine_enums() -> list[type[Enum]]:
-    found: dict[str, type[Enum]] = {}
+def _engine_enums() -> list[type[Enum] | type[IntEnum]]:
+    found: dict[str, type[Enum] | type[IntEnum]] = {}
     for info in pkgutil.walk_packages(inspector.core.__path__, "inspector.core."):
         module = importlib.import_module(info.name)
         for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, Enum) and value is not Enum:
+            if (
+                isinstance(value, type)
+                and issubclass(value, (Enum, IntEnum))
+                and value not in (Enum, IntEnum)
+            ):
                 found[f"{value.__module__}.{value.__qualname__}"] = value
     return [found[name] for name in sorted(found)]
 
 
 @pytest.mark.parametrize("cls", _engine_enums(), ids=lambda cls: cls.__qualname__)
-def test_every_enumeration_of_the_engine_matches_its_standard_twin(cls: type[Enum]) -> None:
-    twin = enum.Enum(cls.__name__, [(name, member.value) for name, member in cls.__members__.items()])  # type: ignore[misc]
+def test_every_enumeration_of_the_engine_matches_its_standard_twin(cls: type[Enum] | type[IntEnum]) -> None:
+    base = enum.IntEnum if issubclass(cls, int) else enum.Enum
+    twin = base(cls.__name__, [(name, member.value) for name, member in cls.__members__.items()])  # type: ignore[misc]
     assert [m.name for m in cls] == [m.name for m in twin]
     assert {name: m.name for name, m in cls.__members__.items()} == {
         name: m.name for name, m in twin.__members__.items()
@@ -105,3 +110,33 @@ def test_every_enumeration_of_the_engine_matches_its_standard_twin(cls: type[Enu
         assert (repr(member), str(member), f"{member}") == (repr(std), str(std), f"{std}")
         assert pickle.loads(pickle.dumps(member)) is member
         assert hash(member) == hash(member) and member in cls
+        if base is enum.IntEnum:
+            assert member == std == member.value and hash(member) == hash(std)
+            assert isinstance(member.value, int) and type(member.value) is int
+
+
+class Bits(IntEnum):
+    LOW = 1
+    HIGH = 0x80000000
+    BOTH_ALIAS = 1
+
+
+StdBits = enum.IntEnum("Bits", [("LOW", 1), ("HIGH", 0x80000000), ("BOTH_ALIAS", 1)])  # type: ignore[misc]
+
+
+def test_int_members_are_their_numbers_as_in_the_standard_int_enum() -> None:
+    assert Bits.BOTH_ALIAS is Bits.LOW and list(Bits) == [Bits.LOW, Bits.HIGH]
+    assert {1: "raw"}[Bits.LOW] == "raw" and {Bits.HIGH: "member"}[0x80000000] == "member"
+    assert Bits.LOW | Bits.HIGH == StdBits.LOW | StdBits.HIGH == 0x80000001
+    assert 0x80000001 & Bits.HIGH == 0x80000000 and Bits.HIGH > Bits.LOW
+    assert sorted([Bits.HIGH, Bits.LOW]) == [1, 0x80000000]
+    assert Bits(0x80000000) is Bits.HIGH and Bits(Bits.LOW) is Bits.LOW
+    with pytest.raises(ValueError, match=r"2 is not a valid .*Bits"):
+        Bits(2)
+    for member, twin in zip(Bits, StdBits, strict=True):
+        assert (repr(member), str(member), f"{member:#x}") == (repr(twin), str(twin), f"{twin:#x}")
+    assert pickle.loads(pickle.dumps(Bits.HIGH)) is Bits.HIGH and copy.deepcopy(Bits.LOW) is Bits.LOW
+    with pytest.raises(AttributeError):
+        Bits.LOW.name = "other"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        Bits.LOW = Bits.HIGH  # type: ignore[misc]

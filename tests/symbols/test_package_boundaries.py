@@ -18,6 +18,7 @@ ALLOWED_CORE = {
     "inspector.core.cancel",
     "inspector.core.record",
     "inspector.core.enums",  # the engine's enumerations (cheap to define and use)
+    "inspector.core.memo",  # functools.lru_cache without importing functools
     "inspector.core.logs",  # logging imported only when a message is written
     "inspector.core.lazy",  # the package's names imported on first use
     "inspector.__version__",

@@ -13,7 +13,7 @@ Vector structure loads (`ld1`…`ld4`) get an unknown size.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.core.analysis.model import (
     NO_UPDATE,
@@ -26,9 +26,11 @@ from inspector.core.analysis.model import (
     NoUpdate,
     Operand,
     OperandKind,
-    RegisterLookup,
 )
 from inspector.core.record import Record
+
+if TYPE_CHECKING:
+    from inspector.core.analysis.model import RegisterLookup
 
 #: Capstone's names for r9, r10, r12 -> ours.
 _ARM_REGISTER_NAMES = {

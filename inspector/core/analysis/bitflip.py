@@ -18,11 +18,14 @@ so the JSON prints the same digits (0.6625000238418579).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
 
 from inspector.core.analysis.memory_info import MemoryInfoMap, RegionInfo
 from inspector.core.analysis.model import BitFlip, BitFlipDetails
 from inspector.core.enums import Enum
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
 
 #: Registers within this distance of a candidate count as "nearby" (rust-minidump's 1 << 12).
 NEARBY_REGISTER_DISTANCE = 1 << 12

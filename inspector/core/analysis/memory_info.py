@@ -17,7 +17,6 @@ they see what rust-minidump sees.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
 from operator import itemgetter
 
 from inspector.core.minidump.memory_lists import MemoryInfoList
@@ -25,6 +24,7 @@ from inspector.core.record import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from typing import Protocol, TypeVar
 
     T = TypeVar("T")

@@ -14,15 +14,17 @@ Two layers:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from inspector.core.enums import Enum
 from inspector.core.record import Record
 
-MASK64 = (1 << 64) - 1
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:  # the alias is for type checkers (annotations are not evaluated)
+    from collections.abc import Callable
 
-#: A register's value by name; None when the register is not known (e.g. not recovered in a caller frame).
-RegisterLookup = Callable[[str], int | None]
+    #: A register's value by name; None when the register is not known (e.g. not recovered in a caller frame).
+    RegisterLookup = Callable[[str], int | None]
+
+MASK64 = (1 << 64) - 1
 
 
 class AccessType(Enum):

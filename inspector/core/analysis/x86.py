@@ -35,13 +35,14 @@ from inspector.core.analysis.model import (
     NoUpdate,
     Operand,
     OperandKind,
-    RegisterLookup,
 )
 from inspector.core.record import Record, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     import iced_x86
+
+    from inspector.core.analysis.model import RegisterLookup
 
 #: rust-minidump's `AccessDerivableOpcode` (yaxpeax names), with the direction of each memory operand.
 _DERIVABLE: dict[str, tuple[AccessType | None, ...]] = {

@@ -13,8 +13,6 @@ valid) and `subset`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-
 from inspector.core.minidump.context_layouts import (
     ContextLayout,
     FieldValue,
@@ -26,6 +24,10 @@ from inspector.core.minidump.errors import BadData, StreamTruncated
 from inspector.core.minidump.format import ContextCpuFlag, ProcessorArchitecture, context_cpu_bits
 from inspector.core.record import Record, field
 from inspector.core.types import Cpu, Os, format_address
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
 
 # --- register sets -------------------------------------------------------------------------------
 

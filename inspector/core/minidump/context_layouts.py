@@ -9,9 +9,9 @@ registers alone. `context` builds the `CpuContext` the stackwalker uses from the
 from __future__ import annotations
 
 import struct
-from functools import lru_cache
 
 from inspector.core.enums import Enum
+from inspector.core.memo import memo
 
 
 class ContextLayout(Enum):
@@ -235,7 +235,7 @@ _FIELDS: dict[ContextLayout, _FieldSpec] = {
 FieldValue = int | bytes | tuple[int, ...]
 
 
-@lru_cache(maxsize=64)
+@memo(64)
 def _struct_for(layout: ContextLayout, endian: str) -> struct.Struct:
     return struct.Struct(endian + "".join(code for _, code in _FIELDS[layout]))
 
@@ -256,7 +256,7 @@ _FIRST_NON_REGISTER_FIELD = {
 }
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def register_bytes(layout: ContextLayout) -> int:
     """How many leading bytes of the layout hold every register (the rest is floating-point state)."""
     codes = []
@@ -284,7 +284,7 @@ def decode_fields(layout: ContextLayout, data: bytes | memoryview, endian: str) 
     return out
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def _field_plan(layout: ContextLayout) -> tuple[tuple[str, ...], tuple[tuple[int, int | None], ...]]:
     """The layout's field names, and where each starts among the unpacked values and how many it
     has (None: one value); no places at all when every field is one value. Worked out once: the

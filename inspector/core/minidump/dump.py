@@ -12,7 +12,6 @@ import _thread
 import mmap
 import os
 import struct
-from collections.abc import Callable, Iterator
 from types import TracebackType
 
 from inspector.core.errors import MinidumpError
@@ -79,6 +78,7 @@ from inspector.core.types import path_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:  # imported when a dump has one of their streams (`_lacks`)
+    from collections.abc import Callable, Iterator
     from typing import TypeVar
 
     from inspector.core.minidump import crashpad, handles, linux, mozilla

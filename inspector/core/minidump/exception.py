@@ -5,9 +5,13 @@ from __future__ import annotations
 from inspector.core.minidump import crash_codes as codes
 from inspector.core.minidump.context import CpuContext
 from inspector.core.minidump.format import Location
-from inspector.core.minidump.reader import ContextReader, StreamContext, read_stream_context
+from inspector.core.minidump.reader import StreamContext, read_stream_context
 from inspector.core.record import Record
 from inspector.core.types import Cpu, Os
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from inspector.core.minidump.reader import ContextReader
 
 EXCEPTION_STREAM_SIZE = 168
 #: offset of the context's (size, rva) descriptor in MINIDUMP_EXCEPTION_STREAM

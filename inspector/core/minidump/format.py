@@ -7,9 +7,7 @@ because the `dump` report prints them.
 
 from __future__ import annotations
 
-import enum
-
-from inspector.core.enums import Enum
+from inspector.core.enums import Enum, IntEnum
 from inspector.core.record import Record
 
 #: "MDMP" read as a little-endian u32.
@@ -28,7 +26,7 @@ class Location(Record):
     rva: int
 
 
-class StreamType(enum.IntEnum):
+class StreamType(IntEnum):
     """Known stream types (the directory's `stream_type`)."""
 
     UnusedStream = 0
@@ -164,7 +162,7 @@ _RM_VENDOR_LABELS = {
 }
 
 
-class ProcessorArchitecture(enum.IntEnum):
+class ProcessorArchitecture(IntEnum):
     """`MINIDUMP_SYSTEM_INFO.processor_architecture`."""
 
     INTEL = 0
@@ -186,7 +184,7 @@ class ProcessorArchitecture(enum.IntEnum):
     UNKNOWN = 0xFFFF
 
 
-class PlatformId(enum.IntEnum):
+class PlatformId(IntEnum):
     """`MINIDUMP_SYSTEM_INFO.platform_id` (Windows values plus Breakpad extensions)."""
 
     WIN32S = 1
@@ -204,7 +202,7 @@ class PlatformId(enum.IntEnum):
     FUCHSIA = 0x8206
 
 
-class CvSignature(enum.IntEnum):
+class CvSignature(IntEnum):
     """First u32 of a module's CodeView record."""
 
     PDB20 = 0x3031424E  # "NB10"
@@ -222,7 +220,7 @@ VS_FFI_STRUCVERSION = 0x00010000
 CONTEXT_CPU_MASK = 0xFFFFFF00
 
 
-class ContextCpuFlag(enum.IntFlag):
+class ContextCpuFlag(IntEnum):
     """CPU-type bits of `context_flags`."""
 
     X86 = 0x00010000
@@ -251,7 +249,7 @@ def context_cpu_bits(context_flags: int) -> int:
     return context_flags & CONTEXT_CPU_MASK & _KNOWN_CPU_BITS
 
 
-class MiscInfoFlag(enum.IntFlag):
+class MiscInfoFlag(IntEnum):
     """`MINIDUMP_MISC_INFO.flags1`: which fields hold data."""
 
     PROCESS_ID = 0x001
@@ -265,7 +263,7 @@ class MiscInfoFlag(enum.IntFlag):
     PROCESS_COOKIE = 0x200
 
 
-class BreakpadInfoValid(enum.IntFlag):
+class BreakpadInfoValid(IntEnum):
     """`MINIDUMP_BREAKPAD_INFO.validity`."""
 
     DUMP_THREAD_ID = 1

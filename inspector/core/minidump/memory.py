@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import struct
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
 
 from inspector.core.record import Record, field
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
 
 _U8 = struct.Struct("<B").unpack_from
 _LE = {

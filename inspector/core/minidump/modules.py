@@ -14,7 +14,6 @@ The identifiers follow rust-minidump exactly:
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
 from struct import Struct
 
 from inspector.core.minidump.errors import BadData, BadRva, StreamTruncated
@@ -28,6 +27,10 @@ from inspector.core.minidump.reader import (
 )
 from inspector.core.record import Record, field
 from inspector.core.types import Os
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
 
 MODULE_SIZE = 108
 UNLOADED_MODULE_SIZE = 24

@@ -13,10 +13,9 @@ import mmap
 import os
 import stat
 import struct
-from collections.abc import Callable
-from functools import lru_cache
 
 from inspector.core.errors import MinidumpError
+from inspector.core.memo import memo
 from inspector.core.minidump.context_layouts import context_size
 from inspector.core.minidump.errors import (
     BadData,
@@ -29,13 +28,14 @@ from inspector.core.minidump.errors import (
 from inspector.core.minidump.format import Location
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (the alias is for type checkers: annotations are not evaluated)
+    from collections.abc import Callable
     from typing import Literal
 
     from inspector.core.minidump.context import CpuContext
 
-#: Reads a context from (location, what) or raises MinidumpError; supplied by the dump.
-ContextReader = Callable[["Location", str], "CpuContext"]
+    #: Reads a context from (location, what) or raises MinidumpError; supplied by the dump.
+    ContextReader = Callable[[Location, str], CpuContext]
 #: Contexts already read, by location: the context, or (the `what` it was read as, its error).
 ContextCache = dict["Location", "CpuContext | tuple[str, MinidumpError]"]
 
@@ -56,7 +56,7 @@ def byte_order(endian: str) -> Literal["little", "big"]:
     return "little" if endian == "<" else "big"
 
 
-@lru_cache(maxsize=256)
+@memo(256)
 def _compiled(fmt: str) -> struct.Struct:
     return struct.Struct(fmt)
 

@@ -238,7 +238,7 @@ class MiscInfo(Record):
     process_cookie_raw: int | None = None
 
     def _flag(self, flag: MiscInfoFlag) -> bool:
-        return bool(int.__and__(self.flags1, flag))  # `flags1 & flag` would be IntFlag's Python `__rand__`
+        return bool(self.flags1 & flag)
 
     @property
     def process_id(self) -> int | None:
@@ -325,16 +325,12 @@ class BreakpadInfo(Record):
 
     @property
     def dump_thread_id(self) -> int | None:
-        return (
-            self.raw_dump_thread_id if int.__and__(self.validity, BreakpadInfoValid.DUMP_THREAD_ID) else None
-        )
+        return self.raw_dump_thread_id if self.validity & BreakpadInfoValid.DUMP_THREAD_ID else None
 
     @property
     def requesting_thread_id(self) -> int | None:
         return (
-            self.raw_requesting_thread_id
-            if int.__and__(self.validity, BreakpadInfoValid.REQUESTING_THREAD_ID)
-            else None
+            self.raw_requesting_thread_id if self.validity & BreakpadInfoValid.REQUESTING_THREAD_ID else None
         )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
 from inspector.core.minidump.context import CpuContext
@@ -11,7 +10,6 @@ from inspector.core.minidump.format import Location
 from inspector.core.minidump.memory import MemoryRegion
 from inspector.core.minidump.reader import (
     ContextCache,
-    ContextReader,
     StreamContext,
     outside_problem,
     read_ex_list_header,
@@ -19,6 +17,12 @@ from inspector.core.minidump.reader import (
     read_stream_context,
 )
 from inspector.core.record import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+    from inspector.core.minidump.reader import ContextReader
 
 THREAD_SIZE = 48
 #: offset of the context's (size, rva) descriptor in a MINIDUMP_THREAD

@@ -40,7 +40,6 @@ yielded and before any symbol server is contacted.
 from __future__ import annotations
 
 import os
-from collections.abc import Generator, Iterator
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.dumpfile import as_microdump, open_any_dump
@@ -72,6 +71,8 @@ from inspector.core.unwind import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from collections.abc import Generator, Iterator
+
     from inspector.core.symbols.server_supplier import ServerSymbolSupplier
 
 log = get_logger(__name__)

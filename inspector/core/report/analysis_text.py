@@ -15,8 +15,6 @@ the bit flips (by confidence, then address) and the inconsistencies.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from inspector.core.analysis.bitflip import sorted_for_report
 from inspector.core.analysis.model import (
     NO_UPDATE,
@@ -28,7 +26,12 @@ from inspector.core.analysis.model import (
 )
 
 JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
-Hex = Callable[[int], str]
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:  # the alias is for type checkers (annotations are not evaluated)
+    from collections.abc import Callable
+
+    Hex = Callable[[int], str]
 
 
 def shown_analysis(analysis: CrashAnalysis | None, *, all_cpus: bool) -> CrashAnalysis | None:

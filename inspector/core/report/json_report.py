@@ -20,9 +20,7 @@ addition: `crash_info.inspector_code_source`, where the crashing instruction's b
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
-
+from inspector.core.memo import memo
 from inspector.core.minidump import basename
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
 from inspector.core.report.analysis_text import crash_info_fields, shown_analysis
@@ -32,11 +30,13 @@ from inspector.core.unwind import CallStack, StackFrame
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from inspector.core.microdump.dump import MicrodumpInfo
 
-JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
+    _Hex = Callable[[int], str]
 
-_Hex = Callable[[int], str]
+JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
 
 #: rust-minidump's `DebugId::default().breakpad()` for modules without an identifier.
 NIL_DEBUG_ID = "0" * 33
@@ -47,10 +47,13 @@ def render_json(state: ProcessState, *, pretty: bool = False, analysis_all_cpus:
     document = json_document(state, analysis_all_cpus=analysis_all_cpus)
     # The document's objects are built with their keys in order (`json_document`), so the encoder
     # neither sorts them nor (a fresh tree) looks for cycles: a third of its time on a corpus.
+    # (`json`, with the `re` it imports, is imported on first use: importing the engine is cheaper)
+    import json
+
     if pretty:
         text = json.dumps(document, indent=2, ensure_ascii=False, check_circular=False)
     else:
-        text = _encode(document)
+        text = _compact_encoder()(document)
     if strict():  # the tests: every object's keys really are sorted
         expected = json.dumps(
             document, indent=2 if pretty else None, separators=None if pretty else (",", ":"),
@@ -60,8 +63,12 @@ def render_json(state: ProcessState, *, pretty: bool = False, analysis_all_cpus:
     return text
 
 
-#: `--json`'s encoder, made once (`json.dumps` makes one a call).
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+@memo(1)  # made once (`json.dumps` makes one a call)
+def _compact_encoder() -> Callable[[object], str]:
+    """`--json`'s encoder."""
+    import json
+
+    return json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
 def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> dict[str, JsonValue]:

@@ -31,8 +31,6 @@ file is witnessed by the folder that would hold it — and `witnesses_hold`).
 from __future__ import annotations
 
 import _thread
-import collections
-import functools
 import mmap
 import os
 import sys
@@ -40,6 +38,7 @@ import time
 import zlib
 
 from inspector.core.logs import get_logger
+from inspector.core.memo import memo
 from inspector.core.symbols.errors import IndexCacheError
 from inspector.core.symbols.index_format import IndexImage, SymbolIdentity
 from inspector.core.types import path_text
@@ -167,7 +166,7 @@ class _KeptImages:
             self.bytes += st.st_size
 
 
-@functools.lru_cache(maxsize=4096)  # every dump of a batch opens the same files
+@memo(4096)  # every dump of a batch opens the same files
 def _entry_name(path: str) -> str:
     """The name of the index entry of the `.sym` file at `path` (a real path)."""
     raw = path.encode("utf-8", "surrogateescape")
@@ -244,6 +243,10 @@ def write_atomically(path: str, data: Any) -> OSError | None:
     return None
 
 
+#: how many of its latest events an `IndexCache` keeps
+_KEPT_EVENTS = 64
+
+
 class IndexCache:
     """A directory of symbol indexes; `None` as directory means "no cache"."""
 
@@ -252,7 +255,7 @@ class IndexCache:
         self._warned = False
         self._lock = _thread.allocate_lock()
         #: what happened on recent loads and stores (newest last), for status displays and tests
-        self.events: collections.deque[str] = collections.deque(maxlen=64)
+        self.events: list[str] = []
 
     @classmethod
     def default(cls) -> IndexCache:
@@ -334,6 +337,8 @@ class IndexCache:
 
     def _event(self, message: str) -> None:
         self.events.append(message)
+        if len(self.events) > _KEPT_EVENTS:
+            del self.events[0]
 
     def _warn(self, message: str) -> None:
         self._event(message)

@@ -41,10 +41,8 @@ Version history:
 
 from __future__ import annotations
 
-import json
 import struct
 import zlib
-from collections.abc import Sequence
 
 from inspector.core.record import Record
 from inspector.core.symbols.errors import (
@@ -59,6 +57,7 @@ from inspector.core.symbols.records import DamagedLine, DamageKind, DamageReport
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 MAGIC = b"CISYMIDX"
@@ -209,6 +208,8 @@ def _align8(n: int) -> int:
 
 
 def summary_json(summary: dict[str, Any]) -> bytes:
+    import json  # (on first use, with the `re` it imports: importing the engine is cheaper)
+
     return json.dumps(summary, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
 
@@ -329,6 +330,8 @@ class IndexImage:
             _spot_check_sorted(kind, arrays[kind])
         for kind in OFFSET_SECTIONS:
             _spot_check_bounded(kind, arrays[kind], sym_size)
+        import json  # (imported on use: see `summary_json`)
+
         try:
             self.summary: dict[str, Any] = json.loads(bytes(arrays[Section.SUMMARY]).decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:

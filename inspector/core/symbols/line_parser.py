@@ -21,9 +21,6 @@ odd number of fields after the keyword has no call-site file id.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
-
 from inspector.core.record import Record
 from inspector.core.symbols.records import (
     FunctionRecord,
@@ -34,6 +31,8 @@ from inspector.core.symbols.records import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 U32_MAX = 0xFFFF_FFFF
@@ -44,14 +43,16 @@ class _Pattern:
 
     Compiling is pure Python in `re` (about 0.6 M instructions for one of these): all of them
     made every process that imports the symbol side pay ~2 ms, though a walk from a warm index
-    uses about half and a process that reads no symbol file none. The first use compiles the
-    pattern and puts the compiled one in this module's globals in its place, so every later use
-    is a plain `re.Pattern` call. `pattern` is there before that (patterns are built from others).
+    uses about half and a process that reads no symbol file none. The first use imports `re`,
+    compiles the pattern and puts the compiled one in this module's globals in its place, so
+    every later use is a plain `re.Pattern` call. `pattern` is there before that (patterns are
+    built from others). `flags` are the letters of inline flags (`"s"`: `(?s)`, `re.DOTALL`), so
+    that naming them needs no `re`.
     """
 
     __slots__ = ("compiled", "flags", "name", "pattern")
 
-    def __init__(self, name: str | None, pattern: bytes, flags: int = 0) -> None:
+    def __init__(self, name: str | None, pattern: bytes, flags: bytes = b"") -> None:
         self.name = name  # the module global it replaces (None: one a `_Line` holds)
         self.pattern = pattern
         self.flags = flags
@@ -59,7 +60,11 @@ class _Pattern:
 
     def _compiled(self) -> re.Pattern[bytes]:
         if self.compiled is None:
-            self.compiled = re.compile(self.pattern, self.flags)
+            import re
+
+            self.compiled = re.compile(
+                b"(?" + self.flags + b")" + self.pattern if self.flags else self.pattern
+            )
             if self.name is not None:
                 globals()[self.name] = self.compiled
         return self.compiled
@@ -74,8 +79,9 @@ class _Pattern:
         return self._compiled().finditer(text)
 
 
-def _pattern(name: str, pattern: bytes, flags: int = 0) -> re.Pattern[bytes]:
-    """`re.compile(pattern, flags)` for the module global `name`, on first use (`_Pattern`)."""
+def _pattern(name: str, pattern: bytes, flags: bytes = b"") -> re.Pattern[bytes]:
+    """`re.compile(pattern)` with these inline flags, for the module global `name`, on first use
+    (`_Pattern`)."""
     return _Pattern(name, pattern, flags)  # type: ignore[return-value]  # the same calls
 
 
@@ -139,7 +145,7 @@ class _Line:
         if not rest:
             pattern += rb"\r*"
         #: the grammar (`pattern`: also for the expressions made from it)
-        self.regex = _Pattern(None, pattern, re.S)
+        self.regex = _Pattern(None, pattern, b"s")
         self.name = name
 
     def groups(self, line: bytes) -> tuple[bytes | Any, ...] | None:
@@ -176,7 +182,7 @@ _MODULE = _Line("_MODULE", b"MODULE", (_WORD, _WORD, _HEX_ANY))
 _INFO = _Line("_INFO", b"INFO", ())
 _FILE = _Line("_FILE", b"FILE", (_DEC32,))
 _INLINE_ORIGIN = _Line("_INLINE_ORIGIN", b"INLINE_ORIGIN", (_DEC32,))
-_OLD_ORIGIN_REST = _pattern("_OLD_ORIGIN_REST", rb"(-?[0-9]*)[ \t]+" + _REST, re.S)
+_OLD_ORIGIN_REST = _pattern("_OLD_ORIGIN_REST", rb"(-?[0-9]*)[ \t]+" + _REST, b"s")
 _FUNC = _Line("_FUNC", b"FUNC", (_HEX64, _HEX32, _HEX32), flag=True)
 _PUBLIC = _Line("_PUBLIC", b"PUBLIC", (_HEX64, _HEX32), flag=True)
 _LINE = _Line("_LINE", b"", (_HEX64, _HEX32, _DEC32, _DEC32), rest=False)
@@ -274,9 +280,9 @@ def public_sort_key(line: bytes) -> tuple[bytes, int] | None:
 SMALL_BLOCK = 8192
 _HEX_FIRST = frozenset(_HEX_DIGITS)
 #: The well-formed line records among a block's lines, all in one search (`line_records`).
-_LINE_ROWS = _pattern("_LINE_ROWS", rb"^" + _LINE.regex.pattern + rb"$", re.M)
+_LINE_ROWS = _pattern("_LINE_ROWS", rb"^" + _LINE.regex.pattern + rb"$", b"m")
 #: Lines that start with a hex digit: the lines a block's line records are looked for among.
-_HEX_ROW_START = _pattern("_HEX_ROW_START", rb"^[0-9A-Fa-f]", re.M)
+_HEX_ROW_START = _pattern("_HEX_ROW_START", rb"^[0-9A-Fa-f]", b"m")
 
 
 def line_records(block: bytes) -> list[tuple[int, int, int, int]] | None:

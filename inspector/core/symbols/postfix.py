@@ -37,8 +37,6 @@ into (register, expression) pairs the way rust-minidump does, and
 from __future__ import annotations
 
 import itertools
-import re
-from collections.abc import Callable, Iterable, Mapping
 
 from inspector.core.record import Record, field
 from inspector.core.symbols.records import StackWinRecord
@@ -46,7 +44,11 @@ from inspector.core.symbols.records import StackWinRecord
 MAX_TOKENS = 10_000
 MAX_STACK = 1_000
 
-ReadWord = Callable[[int], "int | None"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:  # the alias is for type checkers (annotations are not evaluated)
+    from collections.abc import Callable, Iterable, Mapping
+
+    ReadWord = Callable[[int], int | None]
 
 #: Rust's `split_ascii_whitespace`: space, \t, \n, \x0c, \r (not \x0b).
 _TOKEN = r"[^ \t\n\x0c\r]+"
@@ -126,6 +128,8 @@ def _tokens(expression: str) -> list[str]:
     if _plain(expression):  # at most _PLAIN_MAX / 2 tokens
         return [token for token in expression.split(" ") if token]
     # stop reading at the limit: a hostile expression may hold millions of tokens
+    import re  # (on first use, like the patterns of line_parser)
+
     found = re.compile(_TOKEN).finditer(expression)  # (compiled once: `re` keeps it)
     tokens = [m.group() for m in itertools.islice(found, MAX_TOKENS + 1)]
     if len(tokens) > MAX_TOKENS:
@@ -387,6 +391,8 @@ def parse_cfi_rules(text: str) -> list[tuple[str, str]] | None:
     """
     if _plain(text) and "  " not in text:
         return _plain_rules(text)
+    import re
+
     heads = list(re.compile(_RULE_HEAD).finditer(text))  # (compiled once: `re` keeps it)
     if not heads or text[: heads[0].start()].strip(_RULE_SPACE):
         return None

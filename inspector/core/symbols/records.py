@@ -7,11 +7,12 @@ Names are decoded as UTF-8 with replacement characters for invalid bytes.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Mapping
-
-from inspector.core.enums import Enum
+from inspector.core.enums import Enum, IntEnum
 from inspector.core.record import Record, field
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 class ModuleRecord(Record):
@@ -153,7 +154,7 @@ class CfiLookup(Record):
         return self.rows[self.applied - 1] if self.applied else self.init
 
 
-class StackWinType(enum.IntEnum):
+class StackWinType(IntEnum):
     FPO = 0
     FRAME_DATA = 4
 

@@ -32,14 +32,13 @@ unreadable.
 from __future__ import annotations
 
 import _thread
-import functools
 import os
 import stat
 import time
-from collections.abc import Iterable
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.enums import Enum
+from inspector.core.memo import memo
 from inspector.core.record import Record
 from inspector.core.symbols.cache import (
     IndexCache,
@@ -64,6 +63,8 @@ from inspector.core.types import path_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from inspector.core.module_identity import ModuleIdentity
     from inspector.core.symbols.objects.sources import FoundObject, ObjectSources
     from inspector.core.symbols.store_index import StoreIndex
@@ -604,7 +605,7 @@ def _help(module: ModuleIdentity) -> str:
     return _help_text(module.debug_file, module.debug_id, module.code_file, module.code_id)
 
 
-@functools.lru_cache(maxsize=1024)  # the modules without symbols of one dump are those of the next
+@memo(1024)  # the modules without symbols of one dump are those of the next
 def _help_text(debug_file: str, debug_id: str, code_file: str, code_id: str) -> str:
     from inspector.core.symbols.objects.sources import build_id_of
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import _thread
 import os
 from bisect import bisect_right
-from collections.abc import Sequence
 
 from inspector.core.record import Record
 from inspector.core.symbols import line_parser
@@ -32,7 +31,7 @@ from inspector.core.symbols.records import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import TypeVar
 
     _V = TypeVar("_V")

@@ -41,7 +41,6 @@ import mmap
 import os
 import stat
 from bisect import bisect_right, insort
-from collections.abc import Callable, Sequence
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.errors import SymbolError
@@ -84,6 +83,7 @@ from inspector.core.types import path_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import BinaryIO, TypeVar
 
     _T = TypeVar("_T")

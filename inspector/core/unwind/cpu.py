@@ -9,13 +9,15 @@ callee-saved set from here instead of from module constants of their own.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from inspector.core.record import Record
 from inspector.core.types import Cpu
 
-#: A per-CPU pre-filter for scanned words: None if the value may be a return address, else why not.
-Prefilter = Callable[[int], "str | None"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:  # the aliases are for type checkers (annotations are not evaluated)
+    from collections.abc import Callable
+
+    #: A per-CPU pre-filter for scanned words: None if the value may be a return address, else why not.
+    Prefilter = Callable[[int], str | None]
 
 
 class CpuDescription(Record):

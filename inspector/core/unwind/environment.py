@@ -10,19 +10,20 @@ thread's stack.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 
 from inspector.core.minidump import CpuContext, MemoryRegion, Module, ModuleList
 from inspector.core.symbols import CfiLookup, FrameSymbol, ModuleSymbols, SymbolFile, Symbolizer
 from inspector.core.types import Cpu, Os
-from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.frame import FrameTrust
 from inspector.core.unwind.options import WalkOptions
 from inspector.core.unwind.trace import CandidateVerdict, WordRow
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, TypeVar
+
+    from inspector.core.unwind.cpu import Prefilter
 
     T = TypeVar("T")
 

@@ -16,16 +16,19 @@ readable stack memory or when the address would overflow the pointer width.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from inspector.core.record import Record
-from inspector.core.unwind.cpu import Prefilter
 from inspector.core.unwind.environment import StackMemory, WalkEnvironment
 from inspector.core.unwind.frame import FrameTrust
 from inspector.core.unwind.options import DEFAULT_SCAN_WORDS, EXTENDED_SCAN_WORDS
 from inspector.core.unwind.trace import CandidateVerdict, CheckRow, ScanDetail, Text, WordRow
 
-__all__ = ["DEFAULT_SCAN_WORDS", "EXTENDED_SCAN_WORDS", "Prefilter", "ScanResult", "scan_stack", "scan_words"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from inspector.core.unwind.cpu import Prefilter
+
+__all__ = ["DEFAULT_SCAN_WORDS", "EXTENDED_SCAN_WORDS", "ScanResult", "scan_stack", "scan_words"]
 
 
 #: Words read from the stack at a time by a scan

@@ -12,8 +12,6 @@ all and leaves no trace); the frame below the callee is `walk.grand_callee`. The
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-
 from inspector.core.minidump import CpuContext
 from inspector.core.record import Record, field
 from inspector.core.unwind.cpu import CpuDescription
@@ -22,6 +20,10 @@ from inspector.core.unwind.frame import FrameTrust, StackFrame
 from inspector.core.unwind.options import WalkPolicy
 from inspector.core.unwind.scan import ScanResult, scan_stack, scan_words
 from inspector.core.unwind.trace import CheckRow, Outcome, Strategy, StrategyAttempt, TerminationReason
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 
 class ThreadWalk(Record, frozen=False):
@@ -117,8 +119,9 @@ def scanned_caller(result: ScanResult, make_caller: Callable[[int, int], CpuCont
     )
 
 
-#: A way of finding the caller: None when it does not apply to this callee (and leaves no trace).
-StrategyFunction = Callable[[StackFrame, "ThreadWalk"], "StrategyResult | None"]
+if TYPE_CHECKING:  # the aliases are for type checkers (annotations are not evaluated)
+    #: A way of finding the caller: None when it does not apply to this callee (and leaves no trace).
+    StrategyFunction = Callable[[StackFrame, "ThreadWalk"], "StrategyResult | None"]
 
 #: What `first_success` found: every attempt made, in order; the index of the one that found the
 #: caller, the caller's context and its trust (all three None when no strategy found one).
@@ -200,8 +203,9 @@ def leaf_tolerant_sp(callee: StackFrame, caller: CpuContext, trust: FrameTrust, 
 _ABOVE_OR_LEAF = "caller sp {:#x} is above callee sp {:#x} (equal allowed: the callee is the context frame)"
 
 
-#: A check on a caller: (callee, caller, its trust, the walk) -> the check as the trace records it.
-PostCheckFunction = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], CheckRow]
+if TYPE_CHECKING:
+    #: A check on a caller: (callee, caller, its trust, the walk) -> the check as the trace records it.
+    PostCheckFunction = Callable[[StackFrame, CpuContext, FrameTrust, ThreadWalk], CheckRow]
 
 
 class PostCheck(Record):

@@ -19,8 +19,7 @@ stack cannot hang the walk.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator, Mapping
+import sys
 
 from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
@@ -31,11 +30,19 @@ from inspector.core.unwind.frame import FrameTrust, InlineFrame, StackFrame, Unl
 from inspector.core.unwind.step import CpuUnwinder, ThreadWalk, first_success, run_post_checks
 from inspector.core.unwind.trace import Outcome, Termination, TerminationReason, UnwindStep, as_text
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 log = get_logger(__name__)
 
 
-class _Unwinders(Mapping[Cpu, CpuUnwinder]):
-    """Each CPU's unwinder, its module imported when a dump of that CPU is walked (not at start-up)."""
+class _Unwinders:
+    """Each CPU's unwinder, its module imported when a dump of that CPU is walked (not at start-up).
+
+    The part of a read-only mapping the engine uses (not a `collections.abc.Mapping`: importing
+    `collections` is a cost of its own at start-up).
+    """
 
     def __init__(self, where: dict[Cpu, tuple[str, str]]) -> None:
         self._where = where
@@ -45,8 +52,15 @@ class _Unwinders(Mapping[Cpu, CpuUnwinder]):
         unwinder = self._loaded.get(cpu)
         if unwinder is None:
             module, name = self._where[cpu]
-            unwinder = self._loaded[cpu] = getattr(importlib.import_module(module), name)
+            __import__(module)  # (the C import path, as inspector.core.lazy explains)
+            unwinder = self._loaded[cpu] = getattr(sys.modules[module], name)
         return unwinder
+
+    def get(self, cpu: Cpu) -> CpuUnwinder | None:
+        return self[cpu] if cpu in self._where else None
+
+    def __contains__(self, cpu: object) -> bool:
+        return cpu in self._where
 
     def __iter__(self) -> Iterator[Cpu]:
         return iter(self._where)
@@ -54,8 +68,11 @@ class _Unwinders(Mapping[Cpu, CpuUnwinder]):
     def __len__(self) -> int:
         return len(self._where)
 
+    def items(self) -> list[tuple[Cpu, CpuUnwinder]]:
+        return [(cpu, self[cpu]) for cpu in self._where]
 
-UNWINDERS: Mapping[Cpu, CpuUnwinder] = _Unwinders(
+
+UNWINDERS = _Unwinders(
     {
         Cpu.AMD64: ("inspector.core.unwind.amd64", "UNWINDER"),
         Cpu.X86: ("inspector.core.unwind.x86", "UNWINDER"),
