@@ -57,6 +57,40 @@ def test_construction_defaults_factories_and_post_init_match_in_both_init_tiers(
         assert (a.x, a.y, a.tags, a.label) == (1, 0, [], "abc")
 
 
+class Swapped(Record):
+    f1: int  # named like the placeholders of the compiled code, in the other order
+    f0: str = "zero"
+    made: list[int] = field(default_factory=list)
+    fixed: int = field(default=7, init=False)
+    built: dict[str, int] = field(default_factory=dict, init=False)
+
+
+class SameShape(Record):
+    first: int
+    second: str = "second"
+    items: list[int] = field(default_factory=list)
+    seven: int = field(default=7, init=False)
+    table: dict[str, int] = field(default_factory=dict, init=False)
+
+
+def test_classes_of_one_shape_share_compiled_code_but_keep_their_own_names_and_defaults() -> None:
+    for _ in range(record_module._COMPILE_AFTER + 2):
+        a = Swapped(1)
+        b = SameShape(2)
+        c = Swapped(3, "three", [3])
+    assert (
+        "Swapped.__init__" in Swapped.__init__.__qualname__ and "SameShape" in SameShape.__init__.__qualname__
+    )
+    assert Swapped.__init__.__code__.co_code == SameShape.__init__.__code__.co_code  # one template
+    assert (a.f1, a.f0, a.made, a.fixed, a.built) == (1, "zero", [], 7, {})
+    assert (b.first, b.second, b.items, b.seven, b.table) == (2, "second", [], 7, {})
+    assert (c.f1, c.f0, c.made) == (3, "three", [3])
+    assert a.made is not Swapped(1).made and b.table is not SameShape(2).table  # fresh each time
+    assert SameShape(first=5, second="s").second == "s" and Swapped(f0="x", f1=4).f0 == "x"
+    with pytest.raises(TypeError):
+        SameShape(1, "x", [], 7)  # type: ignore[call-arg]  # `seven` is not a parameter
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -102,6 +136,7 @@ from tests.core import test_record as t
 from inspector.core import record as record_module
 assert not record_module._FROZEN_AT_RUN_TIME
 t.test_construction_defaults_factories_and_post_init_match_in_both_init_tiers()
+t.test_classes_of_one_shape_share_compiled_code_but_keep_their_own_names_and_defaults()
 t.test_pickle_copy_and_the_dataclasses_functions_still_work()
 p = t.Point(1, 2)
 assert (p == t.Point(1, 2, [], note="n"), hash(t.Pair(4, "x")) == hash(t.Pair(4)), repr(p)) == (
