@@ -300,7 +300,24 @@ def line_records(block: bytes) -> list[tuple[int, int, int, int]] | None:
         rows = []
         for line in block.split(b"\n"):
             if line and line[0] in _HEX_FIRST:
-                row = _LINE.groups(line)
+                # `_LINE`'s words checked inline for the spelling every writer uses (one space
+                # between them): a call per word made this loop the most of a first lookup
+                row: Any = line.rstrip(b"\r").split(b" ")
+                if len(row) == 4:
+                    a, s, n, f = row
+                    if not (
+                        0 < len(a) <= 16
+                        and not a.strip(_HEX_DIGITS)
+                        and 0 < len(s) <= 8
+                        and not s.strip(_HEX_DIGITS)
+                        and 0 < len(n) <= 10
+                        and n.isdigit()
+                        and 0 < len(f) <= 10
+                        and f.isdigit()
+                    ):
+                        row = _LINE.groups(line)
+                else:
+                    row = _LINE.groups(line)
                 if row is None:
                     return None  # a damaged one among them
                 rows.append(row)
