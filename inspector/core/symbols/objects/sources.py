@@ -316,14 +316,22 @@ class ObjectSources:
         with _IDENTITIES_LOCK:
             if key in _IDENTITIES:
                 return _IDENTITIES[key]
-        from inspector.core.symbols.objects.reading import read_objects
+        from inspector.core.symbols.objects.elf_identity import elf_identity
 
-        try:
-            ids = [(info.debug_id, (info.code_id or "").upper()) for info, _ in read_objects(path)]
-        except ObjectUnreadable as exc:
-            if not quiet:
-                self._problem(path, exc.reason)
-            ids = []
+        # an ELF file's build-id note gives what symbolic would, without importing symbolic (a
+        # tenth of a warm corpus pass); everything else, and anything unusual, is symbolic's
+        fast = elf_identity(path, st) if _symbolic_installed() else None
+        if fast is not None:
+            ids = [(fast[0], fast[1].upper())]
+        else:
+            from inspector.core.symbols.objects.reading import read_objects
+
+            try:
+                ids = [(info.debug_id, (info.code_id or "").upper()) for info, _ in read_objects(path)]
+            except ObjectUnreadable as exc:
+                if not quiet:
+                    self._problem(path, exc.reason)
+                ids = []
         with _IDENTITIES_LOCK:
             _IDENTITIES[key] = ids
         return ids
@@ -491,6 +499,31 @@ class ObjectSources:
 
             shutil.rmtree(self._temp, ignore_errors=True)
             self._temp = None
+
+
+#: whether `symbolic` can be imported: found once per process (`_symbolic_installed`)
+_SYMBOLIC: list[bool] = []
+
+
+def _symbolic_installed() -> bool:
+    """Whether `symbolic` can be imported, found without importing it.
+
+    Without it no object is read (`read_objects` says what to install, for every file of a
+    symbol folder), so no identity is read without it either: one would only lead to a
+    conversion that cannot happen.
+    """
+    if not _SYMBOLIC:
+        module = sys.modules.get("symbolic", False)
+        if module is not False:
+            found = module is not None  # None: imports of it are blocked
+        else:  # not imported yet: ask the import system's finders, as `import symbolic` would
+            found = any(
+                finder.find_spec("symbolic", None) is not None
+                for finder in sys.meta_path
+                if hasattr(finder, "find_spec")
+            )
+        _SYMBOLIC.append(found)
+    return _SYMBOLIC[0]
 
 
 def _regular_file(path: str) -> os.stat_result | None:
