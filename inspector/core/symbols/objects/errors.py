@@ -1,8 +1,14 @@
-"""Errors of reading binaries and debug files (objects)."""
+"""Errors of reading binaries and debug files (objects), and the sizes of the files read at all."""
 
 from __future__ import annotations
 
 from inspector.core.symbols.errors import SymbolFileUnreadable
+
+#: files smaller than this cannot be an object with anything useful in it
+MIN_OBJECT_SIZE = 64
+#: larger files are refused: the biggest real debug files (a browser's) are a few GiB, and a file
+#: beyond this is more likely a sparse or damaged one that would only cost time and address space
+MAX_OBJECT_SIZE = 8 << 30
 
 
 class ObjectUnreadable(SymbolFileUnreadable):

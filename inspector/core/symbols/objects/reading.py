@@ -15,13 +15,13 @@ import stat
 from typing import Any, BinaryIO
 
 from inspector.core.record import Record, field, replace
-from inspector.core.symbols.objects.errors import ObjectSupportMissing, ObjectUnreadable
+from inspector.core.symbols.objects.errors import (
+    MAX_OBJECT_SIZE,
+    MIN_OBJECT_SIZE,
+    ObjectSupportMissing,
+    ObjectUnreadable,
+)
 
-#: files smaller than this cannot be an object with anything useful in it
-MIN_OBJECT_SIZE = 64
-#: larger files are refused: the biggest real debug files (a browser's) are a few GiB, and a file
-#: beyond this is more likely a sparse or damaged one that would only cost time and address space
-MAX_OBJECT_SIZE = 8 << 30
 #: the magic numbers of the formats symbolic reads (first bytes of the file)
 _MAGICS: tuple[bytes, ...] = (
     b"\x7fELF",

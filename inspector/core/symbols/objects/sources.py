@@ -21,11 +21,11 @@ size, modification time); the next walk opens that file and its cached index in 
 from __future__ import annotations
 
 import _thread
-import hashlib
 import json
 import os
 import stat
 import sys
+import zlib
 from collections.abc import Iterable, Sequence
 
 from inspector.core.cancel import NEVER, CancelToken
@@ -74,7 +74,8 @@ _SKIP_SUFFIXES = (
     ".log",
     ".part",
 )
-SCAN_VERSION = 1
+#: the listing files' format: 2 keeps the folder and its sub-folders' times (1 kept their SHA-256)
+SCAN_VERSION = 2
 
 #: the system's library folders, where a module recorded by its bare name is looked for
 LIBRARY_DIRS = (
@@ -315,14 +316,22 @@ class ObjectSources:
         with _IDENTITIES_LOCK:
             if key in _IDENTITIES:
                 return _IDENTITIES[key]
-        from inspector.core.symbols.objects.reading import read_objects
+        from inspector.core.symbols.objects.elf_identity import elf_identity
 
-        try:
-            ids = [(info.debug_id, (info.code_id or "").upper()) for info, _ in read_objects(path)]
-        except ObjectUnreadable as exc:
-            if not quiet:
-                self._problem(path, exc.reason)
-            ids = []
+        # an ELF file's build-id note gives what symbolic would, without importing symbolic (a
+        # tenth of a warm corpus pass); everything else, and anything unusual, is symbolic's
+        fast = elf_identity(path, st) if _symbolic_installed() else None
+        if fast is not None:
+            ids = [(fast[0], fast[1].upper())]
+        else:
+            from inspector.core.symbols.objects.reading import read_objects
+
+            try:
+                ids = [(info.debug_id, (info.code_id or "").upper()) for info, _ in read_objects(path)]
+            except ObjectUnreadable as exc:
+                if not quiet:
+                    self._problem(path, exc.reason)
+                ids = []
         with _IDENTITIES_LOCK:
             _IDENTITIES[key] = ids
         return ids
@@ -385,15 +394,8 @@ class ObjectSources:
         self, root: str, folders: list[tuple[str, int]], files: list[str], cancel: CancelToken
     ) -> list[_Entry]:
         """The objects among `files` (walked under `root`), from the listing on disk when it is current."""
-        signature = hashlib.sha256(
-            json.dumps([SCAN_VERSION, root, folders]).encode("utf-8", "surrogatepass")
-        ).hexdigest()
-        listing_path = os.path.join(
-            self.cache_dir,
-            "scans",
-            hashlib.sha256(root.encode("utf-8", "surrogatepass")).hexdigest()[:24] + ".json",
-        )
-        cached = _read_listing(listing_path, signature)
+        listing_path = os.path.join(self.cache_dir, "scans", _listing_name(root))
+        cached = _read_listing(listing_path, root, folders)
         if cached is not None:
             return cached
         from inspector.core.symbols.objects.reading import looks_like_object
@@ -409,13 +411,15 @@ class ObjectSources:
                 continue
             if looks_like_object(head):
                 entries.extend(self._entries(file))
-        _write_listing(listing_path, signature, entries)
+        _write_listing(listing_path, root, folders, entries)
         return entries
 
     # ---- converting --------------------------------------------------------------------------
 
     def converted_path(self, module: ModuleIdentity, objects: Sequence[FoundObject]) -> str:
         """Where the Breakpad text of these objects is kept (named after their identities)."""
+        import hashlib  # a conversion's cache name only: a warm walk names its folders' listings by crc32
+
         from inspector.core.symbols.objects.convert import CONVERTER_VERSION
 
         parts: list[Any] = [CONVERTER_VERSION, module.debug_id, module.code_id, module.debug_file]
@@ -497,6 +501,31 @@ class ObjectSources:
             self._temp = None
 
 
+#: whether `symbolic` can be imported: found once per process (`_symbolic_installed`)
+_SYMBOLIC: list[bool] = []
+
+
+def _symbolic_installed() -> bool:
+    """Whether `symbolic` can be imported, found without importing it.
+
+    Without it no object is read (`read_objects` says what to install, for every file of a
+    symbol folder), so no identity is read without it either: one would only lead to a
+    conversion that cannot happen.
+    """
+    if not _SYMBOLIC:
+        module = sys.modules.get("symbolic", False)
+        if module is not False:
+            found = module is not None  # None: imports of it are blocked
+        else:  # not imported yet: ask the import system's finders, as `import symbolic` would
+            found = any(
+                finder.find_spec("symbolic", None) is not None
+                for finder in sys.meta_path
+                if hasattr(finder, "find_spec")
+            )
+        _SYMBOLIC.append(found)
+    return _SYMBOLIC[0]
+
+
 def _regular_file(path: str) -> os.stat_result | None:
     """The file's `stat` when it is a regular file, else None (missing, or anything else)."""
     try:
@@ -558,11 +587,25 @@ def _walk(root: str, cancel: CancelToken) -> tuple[list[tuple[str, int]], list[s
     return folders, files
 
 
-def _read_listing(path: str, signature: str) -> list[_Entry] | None:
+def _listing_name(root: str) -> str:
+    """The name of the folder's listing file: a cheap checksum of its path (the listing holds the
+    path itself, which `_read_listing` compares, so two folders sharing a name only cost a scan)."""
+    raw = root.encode("utf-8", "surrogatepass")
+    return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.json"
+
+
+def _read_listing(path: str, root: str, folders: list[tuple[str, int]]) -> list[_Entry] | None:
+    """The listing kept at `path` when it is of `root` as walked now (the same folders with the
+    same modification times) and its objects are unchanged, else None."""
     try:
         with open(path, encoding="utf-8") as f:
             data = json.loads(f.read())
-        if data.get("signature") != signature:
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != SCAN_VERSION
+            or data.get("root") != root
+            or data.get("folders") != [[folder, mtime_ns] for folder, mtime_ns in folders]
+        ):
             return None
         entries = [_Entry(*row) for row in data["objects"]]
     except (OSError, ValueError, TypeError, KeyError):
@@ -571,16 +614,17 @@ def _read_listing(path: str, signature: str) -> list[_Entry] | None:
     for entry in entries:
         try:
             st = os.stat(entry.path)
-        except OSError:
+        except (OSError, TypeError, ValueError):
             return None
         if (st.st_size, st.st_mtime_ns) != (entry.size, entry.mtime_ns):
             return None
     return entries
 
 
-def _write_listing(path: str, signature: str, entries: Iterable[_Entry]) -> None:
+def _write_listing(path: str, root: str, folders: list[tuple[str, int]], entries: Iterable[_Entry]) -> None:
     rows = [[e.path, e.size, e.mtime_ns, e.debug_id, e.code_id] for e in entries]
-    error = write_atomically(path, json.dumps({"signature": signature, "objects": rows}).encode("utf-8"))
+    listing = {"version": SCAN_VERSION, "root": root, "folders": folders, "objects": rows}
+    error = write_atomically(path, json.dumps(listing).encode("utf-8"))
     if error is not None:
         log.info("cannot keep the object listing %s: %s", path, error)
 
