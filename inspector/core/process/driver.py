@@ -56,7 +56,7 @@ from inspector.core.process.events import (
 from inspector.core.process.options import ProcessOptions
 from inspector.core.process.problems import symbol_problems, walk_problems
 from inspector.core.process.start import check_usable, thread_starts, unwalked_state
-from inspector.core.process.state import Problem, ProcessState, ThreadStart
+from inspector.core.process.state import ModuleEntry, Problem, ProcessState, ThreadStart
 from inspector.core.process.tracker import SymbolTracker
 from inspector.core.record import Record, replace
 from inspector.core.symbols import Symbolizer, SymbolSupplier
@@ -215,7 +215,8 @@ def _process(
             # downloads the walk did not need in the end are stopped, not waited for
             server_supplier.stop_downloads()
         yield from tracker.changes()
-        modules = tuple(replace(entry, symbols=tracker.summary(entry.index)) for entry in state.modules)
+        # built directly: `replace` is generic, and this runs for every module of every dump
+        modules = tuple(ModuleEntry(e.index, e.module, tracker.summary(e.index)) for e in state.modules)
         problems = state.problems + symbol_problems(modules) + walk_problems(threads)
         problems += tuple(
             Problem("symbol path", "UnreadableObject", f"{p.path}: {p.reason}")
