@@ -412,9 +412,11 @@ def _located(root: Path, module: Module) -> str | None:
     return SymbolSupplier([root], local_modules=False).locate(module).path
 
 
-def test_a_module_is_looked_for_once_while_its_symbol_paths_do_not_change(
+def test_a_module_is_looked_for_twice_at_most_while_its_symbol_paths_do_not_change(
     tmp_path: Path, searches: list[str]
 ) -> None:
+    # the answer is kept from the second asking on (a question asked once never pays for the
+    # witnesses of what its answer depended on: `KeptAnswers`)
     store = tmp_path / "store"
     found = SymBuilder(debug_id="AAAA0", name="libfound.so").public(0x10, "f").write_to_store(store)
     _age_tree(store)
@@ -422,12 +424,14 @@ def test_a_module_is_looked_for_once_while_its_symbol_paths_do_not_change(
         Module("/x/libfound.so", "", "libfound.so", "AAAA0"),
         Module("/x/libnot.so", "", "libnot.so", "BBBB0"),
     )
-    for _ in range(3):
+    for _ in range(4):
         assert (_located(store, present), _located(store, absent)) == (str(found), None)
-    assert searches == ["AAAA0", "BBBB0"]
+    assert searches == ["AAAA0", "BBBB0", "AAAA0", "BBBB0"]
     # another supplier (other options) asks for itself
-    assert SymbolSupplier([store], local_modules=False, code_id_fallback=False).locate(absent).path is None
-    assert searches == ["AAAA0", "BBBB0", "BBBB0"]
+    other_options = SymbolSupplier([store], local_modules=False, code_id_fallback=False)
+    for _ in range(3):
+        assert other_options.locate(absent).path is None
+    assert searches == ["AAAA0", "BBBB0", "AAAA0", "BBBB0", "BBBB0", "BBBB0"]
 
 
 def test_a_change_in_the_symbol_paths_is_noticed(tmp_path: Path, searches: list[str]) -> None:
@@ -564,3 +568,21 @@ def test_a_file_is_witnessed_by_its_state(tmp_path: Path) -> None:
     assert not witnesses_hold((witness,))
     path.unlink()
     assert not witnesses_hold((witness,)) and present_witness(str(path)) is None
+
+
+def test_kept_answers_are_kept_from_their_second_asking_while_their_witnesses_hold(tmp_path: Path) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    _age(folder)
+    kept = cache_module.KeptAnswers(limit=2)
+    witness = present_witness(str(folder))
+    assert witness is not None
+    assert not kept.asked_before("q") and kept.asked_before("q")  # the first asking is remembered
+    kept.keep("q", "answer", (witness,))
+    assert kept.get("q") == "answer" and kept.asked_before("q")
+    (folder / "new").write_text("x")  # what the answer depended on changed
+    assert kept.get("q") is None
+    # at most `limit` answers: the oldest goes first
+    for key in ("a", "b", "c"):
+        kept.keep(key, key.upper(), ())
+    assert (kept.get("a"), kept.get("b"), kept.get("c")) == (None, "B", "C")

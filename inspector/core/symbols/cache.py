@@ -124,6 +124,50 @@ def witnesses_hold(witnesses: tuple[Witness, ...]) -> bool:
     return True
 
 
+class KeptAnswers:
+    """Answers that depended on files and folders, kept for the process while their witnesses hold
+    (`witnesses_hold`): every dump of a batch asks where the same modules' files are.
+
+    An answer is kept from the second time its question is asked (`asked_before`): working out
+    its witnesses (a `stat` of each path, and of the folders above a missing one) costs about
+    what the answer did, and most questions of one dump are not asked again.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit  # answers kept at most (the oldest goes first), and questions remembered
+        self._lock = _thread.allocate_lock()
+        self._answers: dict[object, tuple[Any, tuple[Witness, ...]]] = {}
+        self._asked: set[object] = set()
+
+    def get(self, key: object) -> Any:
+        """The answer kept for `key` while what it depended on is unchanged, else None."""
+        known = self._answers.get(key)
+        return known[0] if known is not None and witnesses_hold(known[1]) else None
+
+    def asked_before(self, key: object) -> bool:
+        """Whether `key` was asked before (its answer is worth keeping); remembers that it is now."""
+        with self._lock:
+            if key in self._asked or key in self._answers:
+                return True
+            if len(self._asked) >= self.limit:
+                self._asked.clear()
+            self._asked.add(key)
+            return False
+
+    def keep(self, key: object, answer: Any, witnesses: tuple[Witness, ...]) -> None:
+        with self._lock:
+            self._answers.pop(key, None)
+            while len(self._answers) >= self.limit:
+                del self._answers[next(iter(self._answers))]
+            self._answers[key] = (answer, witnesses)
+            self._asked.discard(key)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._answers.clear()
+            self._asked.clear()
+
+
 class _KeptImages:
     """Validated index images by entry path, for the whole process (see the module docstring)."""
 

@@ -42,10 +42,10 @@ from inspector.core.memo import memo
 from inspector.core.record import Record
 from inspector.core.symbols.cache import (
     IndexCache,
+    KeptAnswers,
     Witness,
     absence_witness,
     present_witness,
-    witnesses_hold,
 )
 from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.identity import (
@@ -203,12 +203,11 @@ class ModuleSymbols(Record, eq=False):
         return self.damage is not None and self.damage.rust_minidump_rejects
 
 
-#: (symbol paths, code-id fallback, module identity) -> where `SymbolSupplier.locate` found its file,
-#: and the witnesses of what that depended on (`SymbolSupplier._witnesses`), for the whole process
-_LOCATED: dict[tuple[object, ...], tuple[Located, tuple[Witness, ...]]] = {}
-_LOCATED_LOCK = _thread.allocate_lock()
 #: answers kept at most (the oldest goes first)
 MAX_LOCATED = 4096
+#: (symbol paths, code-id fallback, module identity) -> where `SymbolSupplier.locate` found its file,
+#: with the witnesses of what that depended on (`SymbolSupplier._witnesses`), for the whole process
+_LOCATED = KeptAnswers(MAX_LOCATED)
 
 
 def _kind(path: str) -> int:
@@ -250,7 +249,8 @@ class SymbolSupplier:
 
         The answer for a module with a debug id is kept for the process (`_LOCATED`) with the
         files and folders it depended on, and given again while they are unchanged: every dump
-        of a batch asks for the same modules in the same symbol paths.
+        of a batch asks for the same modules in the same symbol paths (kept from the second time
+        it is asked: `KeptAnswers`).
         """
         key = (
             self.paths,
@@ -260,16 +260,14 @@ class SymbolSupplier:
             module.code_file,
             module.code_id,
         )
-        known = _LOCATED.get(key)
-        if known is not None and witnesses_hold(known[1]):
-            return known[0]
+        known: Located | None = _LOCATED.get(key)
+        if known is not None:
+            return known
         located = self._locate(module, cancel)
-        witnesses = self._witnesses(module, located)
-        if witnesses is not None:
-            with _LOCATED_LOCK:
-                while len(_LOCATED) >= MAX_LOCATED:
-                    del _LOCATED[next(iter(_LOCATED))]
-                _LOCATED[key] = (located, witnesses)
+        if _LOCATED.asked_before(key):
+            witnesses = self._witnesses(module, located)
+            if witnesses is not None:
+                _LOCATED.keep(key, located, witnesses)
         return located
 
     def _witnesses(self, module: ModuleIdentity, located: Located) -> tuple[Witness, ...] | None:

@@ -32,11 +32,10 @@ from inspector.core.cancel import NEVER, CancelToken
 from inspector.core.logs import get_logger
 from inspector.core.record import Record
 from inspector.core.symbols.cache import (
-    Witness,
+    KeptAnswers,
     absence_witness,
     present_witness,
     settled,
-    witnesses_hold,
     write_atomically,
 )
 from inspector.core.symbols.identity import MatchedBy, ObjectIdentity, has_debug_id, leaf, match
@@ -159,15 +158,12 @@ _SCANS_LOCK = _thread.allocate_lock()
 #: folders kept at most (a long GUI session may meet many; the oldest is dropped)
 MAX_KEPT_SCANS = 64
 
+#: answers kept at most (the oldest goes first)
+MAX_KEPT_ANSWERS = 4096
 #: (library folders, debug root, module identity) -> what `find_local(on_machine=True)` found
 #: (objects, paths looked at) and the witnesses of those paths, for the whole process: a module's
 #: files on this machine (and their absence) are the same for every dump while none changes
-_ON_MACHINE: dict[
-    tuple[object, ...], tuple[tuple[FoundObject, ...], tuple[str, ...], tuple[Witness, ...]]
-] = {}
-_ON_MACHINE_LOCK = _thread.allocate_lock()
-#: answers kept at most (the oldest goes first)
-MAX_KEPT_ANSWERS = 4096
+_ON_MACHINE = KeptAnswers(MAX_KEPT_ANSWERS)
 
 
 def named_by_pe(module: ModuleIdentity, objects: Sequence[FoundObject]) -> ModuleIdentity:
@@ -255,8 +251,8 @@ class ObjectSources:
             module.code_file,
             module.code_id,
         )
-        known = _ON_MACHINE.get(key)
-        if known is not None and witnesses_hold(known[2]):
+        known: tuple[tuple[FoundObject, ...], tuple[str, ...]] | None = _ON_MACHINE.get(key)
+        if known is not None:
             return list(known[0]), list(known[1])
         found: list[FoundObject] = []
         candidates = self._local_candidates(module)
@@ -272,13 +268,11 @@ class ObjectSources:
             by = next((b for d, c in identity if (b := matched(module, candidate, d, c))), None)
             if by is not None:
                 found.append(FoundObject(candidate, "module file on this machine", matched_by=by))
-        witnesses = {path: present_witness(path) or absence_witness(path) for path in looked}
-        if all(witnesses.values()):
-            with _ON_MACHINE_LOCK:
-                while len(_ON_MACHINE) >= MAX_KEPT_ANSWERS:
-                    del _ON_MACHINE[next(iter(_ON_MACHINE))]
+        if _ON_MACHINE.asked_before(key):
+            witnesses = {path: present_witness(path) or absence_witness(path) for path in looked}
+            if all(witnesses.values()):
                 kept = tuple(dict(w for w in witnesses.values() if w).items())
-                _ON_MACHINE[key] = (tuple(found), tuple(looked), kept)
+                _ON_MACHINE.keep(key, (tuple(found), tuple(looked)), kept)
         return found, looked
 
     def _local_candidates(self, module: ModuleIdentity) -> list[tuple[str, os.stat_result | None]]:
