@@ -80,7 +80,7 @@ def field(
     repr: bool = True,
     compare: bool = True,
 ) -> Any:
-    """Like `dataclasses.field` for a `@record` (the subset the engine uses)."""
+    """Like `dataclasses.field` for a `Record` (the subset the engine uses)."""
     if default is not MISSING and default_factory is not MISSING:
         raise ValueError("cannot specify both default and default_factory")
     return _FieldSpec(default, default_factory, init, repr, compare)
