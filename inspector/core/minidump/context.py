@@ -264,15 +264,8 @@ class CpuContext(Record):
     ) -> CpuContext:
         """A context with the given register values (others 0); valid = `valid` or the given names."""
         table = _LAYOUTS[layout or layout_for(cpu)]
-        mask, slots = table.mask, table.slots
         values = table.zeros.copy()
-        try:
-            for name, value in registers.items():
-                values[slots[name]] = value & mask
-        except KeyError:
-            for name in registers:
-                _resolve(table.register_set, name)  # raises the error that names the register
-            raise
+        _store(table, values, registers)
         rs = table.register_set
         return cls(
             cpu,
@@ -291,16 +284,8 @@ class CpuContext(Record):
         invalid in the caller.
         """
         table = _LAYOUTS[self.layout]
-        mask = table.mask
         values = list(self.values)
-        try:
-            slots = table.slots
-            for name, value in registers.items():
-                values[slots[name]] = value & mask
-        except KeyError:
-            for name in registers:
-                _resolve(table.register_set, name)  # raises the error that names the register
-            raise
+        _store(table, values, registers)
         names = table.canonical_set(registers)
         return CpuContext(
             self.cpu,
@@ -392,6 +377,18 @@ class CpuContext(Record):
         if self.raw is None:
             return {}
         return decode_fields(self.layout, self.raw, self.endian)
+
+
+def _store(table: _Layout, values: list[int], registers: Mapping[str, int]) -> None:
+    """Put each register's value, cut to the register width, into its slot of `values`."""
+    mask, slots = table.mask, table.slots
+    try:
+        for name, value in registers.items():
+            values[slots[name]] = value & mask
+    except KeyError:
+        for name in registers:
+            _resolve(table.register_set, name)  # raises the error that names the register
+        raise
 
 
 def _resolve(rs: RegisterSet, name: str) -> str:
