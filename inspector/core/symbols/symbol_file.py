@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     from typing import BinaryIO, TypeVar
 
     _T = TypeVar("_T")
+    _B = TypeVar("_B", FunctionBlock, CfiBlock)
 
 log = get_logger(__name__)
 
@@ -367,27 +368,32 @@ class SymbolFile:
         return public is not None and bool(public.name)
 
     def _function_block(self, i: int, *, keep: bool = True) -> FunctionBlock:
-        text = self._text
-        block = text.functions.get(i)
-        if block is None:
-            start = text.index.f_off[i]
-            block = parse_function_block(self._reader.read(start, text.index.f_block[i]), start)
-            if keep:
-                text.remember(text.functions, i, block)
-        if block.damaged:
-            self._note_lazy_damage(text.index.f_off[i], block.damaged)
-        return block
+        text, index = self._text, self._text.index
+        return self._block(i, text.functions, index.f_off, index.f_block, parse_function_block, keep=keep)
 
     def _cfi_block(self, i: int, *, keep: bool = True) -> CfiBlock:
-        text = self._text
-        block = text.cfi.get(i)
+        text, index = self._text, self._text.index
+        return self._block(i, text.cfi, index.c_off, index.c_block, parse_cfi_block, keep=keep)
+
+    def _block(
+        self,
+        i: int,
+        kept: dict[int, _B],
+        offsets: Sequence[int],
+        sizes: Sequence[int],
+        parse: Callable[[bytes, int], _B],
+        *,
+        keep: bool,
+    ) -> _B:
+        """Block `i` of a kind (FUNC, STACK CFI): kept with the parsed text, else read and parsed."""
+        block = kept.get(i)
         if block is None:
-            start = text.index.c_off[i]
-            block = parse_cfi_block(self._reader.read(start, text.index.c_block[i]), start)
+            start = offsets[i]
+            block = parse(self._reader.read(start, sizes[i]), start)
             if keep:
-                text.remember(text.cfi, i, block)
+                self._text.remember(kept, i, block)
         if block.damaged:
-            self._note_lazy_damage(text.index.c_off[i], block.damaged)
+            self._note_lazy_damage(offsets[i], block.damaged)
         return block
 
     def _note_lazy_damage(self, block_offset: int, damaged: tuple[Damaged, ...]) -> None:
