@@ -162,11 +162,6 @@ class KeptAnswers:
             self._answers[key] = (answer, witnesses)
             self._asked.discard(key)
 
-    def clear(self) -> None:
-        with self._lock:
-            self._answers.clear()
-            self._asked.clear()
-
 
 class _KeptImages:
     """Validated index images by entry path, for the whole process (see the module docstring)."""
