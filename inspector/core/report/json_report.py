@@ -20,6 +20,7 @@ addition: `crash_info.inspector_code_source`, where the crashing instruction's b
 
 from __future__ import annotations
 
+from inspector.core.collector import collector_paused
 from inspector.core.memo import memo
 from inspector.core.minidump import basename
 from inspector.core.process import ModuleEntry, ProcessState, last_error_name
@@ -44,7 +45,8 @@ NIL_DEBUG_ID = "0" * 33
 
 def render_json(state: ProcessState, *, pretty: bool = False, analysis_all_cpus: bool = False) -> str:
     """The report as text: compact like `--json`, indented like `--json --pretty`."""
-    document = json_document(state, analysis_all_cpus=analysis_all_cpus)
+    with collector_paused:  # thousands of dicts and lists, none in a cycle (see `collector_paused`)
+        document = json_document(state, analysis_all_cpus=analysis_all_cpus)
     # The document's objects are built with their keys in order (`json_document`), so the encoder
     # neither sorts them nor (a fresh tree) looks for cycles: a third of its time on a corpus.
     # (`json`, with the `re` it imports, is imported on first use: importing the engine is cheaper)

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import shutil
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.collector import collector_paused
 from inspector.core.record import Record
 from inspector.core.symbols.objects.breakpad_text import (
     ModuleText,
@@ -148,7 +147,7 @@ def convert_objects(
             ]
             # read while the CFI is made: only the records and the CFI's label need them
             objects = [(with_sections(info), obj) for info, obj in objects]
-            with _collector_pause.held():
+            with collector_paused:  # hundreds of thousands of records, none in a cycle
                 base_info, functions, publics = _write_records(objects, records, cancel)
             cfi: list[tuple[int, Path, str]] = []
             for (info, _), job, part in zip(objects, jobs, cfi_parts, strict=True):
@@ -202,41 +201,6 @@ def _write_records(
         write_records(f, base)
     functions = sum(1 for s in base.symbols.values() if not s.public)
     return objects[order[0]][0], functions, len(base.symbols) - functions
-
-
-class _CollectorPause:
-    """Python's cycle collector held off while a module's records are built.
-
-    The records are hundreds of thousands of small objects (libtorch_cpu: 342K symbols) and
-    none forms a cycle, but their allocation alone keeps triggering collections that walk all
-    of them again: half the time of building them. The collection thresholds are raised
-    rather than the collector turned off: in the window the GUI thread owns turning it on and
-    off (`gui.gc_policy`), and a worker thread must never turn it back on. The first of
-    concurrent conversions raises them, the last one puts them back.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._holders = 0
-        self._saved: tuple[int, ...] = ()
-
-    @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
-        with self._lock:
-            if self._holders == 0:
-                self._saved = gc.get_threshold()
-                gc.set_threshold(1 << 30, *self._saved[1:])
-            self._holders += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._holders -= 1
-                if self._holders == 0:
-                    gc.set_threshold(*self._saved)
-
-
-_collector_pause = _CollectorPause()
 
 
 def _first_line(exc: BaseException) -> str:
