@@ -28,8 +28,9 @@ SYMBOLS = REPO / "resources" / "examples" / "symbols"
 
 #: Our own modules (`inspector.*`) a warm `stackwalk --json` of the sample loads (74 with
 #: `inspector.core.memo`, which keeps `functools` and `collections` out of importing the engine;
-#: 75 with `inspector.core.collector`, the cycle collector's pause around a walk).
-OUR_MODULES = 75
+#: 76 with `inspector.core.collector`, the cycle collector's pause around a walk, and
+#: `inspector.core.analysis.iced`, which loads iced-x86 without its package's `__init__`).
+OUR_MODULES = 76
 #: Other top-level modules and packages it loads beyond a bare interpreter (stdlib and installed).
 OTHER_TOP_LEVEL = 14
 

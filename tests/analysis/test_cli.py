@@ -19,7 +19,8 @@ from inspector.cli import main
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     status = main(sys.argv[1:])
-print(status, "iced_x86" in sys.modules, "capstone" in sys.modules)
+loaded = {name.split(".")[0] for name in sys.modules}  # iced-x86's compiled module, not its package
+print(status, "iced_x86" in loaded, "capstone" in loaded)
 """
 
 

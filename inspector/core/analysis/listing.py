@@ -163,11 +163,12 @@ def _decode_all(cpu: Cpu, code: bytes, at: int, thumb: bool) -> list[Instruction
 def _x86_starts(code: bytes, base: int, first: int, address: int, bitness: int) -> list[int] | None:
     """Where instructions start from `first` up to the one holding `address`, if a sweep from `first`
     reaches an instruction holding it (for a caller, `address` is inside the call)."""
-    import iced_x86 as ix
+    from inspector.core.analysis.iced import ix
+    from inspector.core.analysis.x86 import invalid_code
 
     starts = []
     for ins in ix.Decoder(bitness, code[first - base : address - base + _X86_LONGEST], ip=first):
-        if ins.ip > address or ins.code == ix.Code.INVALID:
+        if ins.ip > address or ins.code == invalid_code():
             return None
         starts.append(ins.ip)
         if ins.ip <= address < ins.ip + ins.len:

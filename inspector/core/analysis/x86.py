@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from inspector.core.analysis.iced import ix
 from inspector.core.analysis.model import (
     MASK64,
     NO_UPDATE,
@@ -95,36 +96,48 @@ _SIZE_WORDS = {1: "byte", 2: "word", 4: "dword", 6: "far", 8: "qword", 10: "mwor
 
 
 class _Iced(Record):
-    """iced-x86's formatter (for mnemonics and register names) and the code sets used here."""
+    """iced-x86's formatter (for mnemonics and register names) and the codes this module compares
+    with. The codes are iced's answers for their encodings, not read from `ix.Code` or
+    `ix.Mnemonic`: those two modules are most of what importing iced costs (`analysis.iced`)."""
 
     formatter: iced_x86.Formatter
+    invalid: int  # `Code.INVALID`: what did not decode
+    nop: int  # `Mnemonic.NOP`
     moffs: frozenset[int]  # `mov` with a 64-bit absolute address
     xchg_short: frozenset[int]  # `xchg eax, r32` (90+r)
 
 
+#: `mov al/ax/eax/rax, [moffs]` and `mov [moffs], al/ax/eax/rax` (A0-A3, 66 and REX.W prefixes),
+#: each with its 8-byte address in 64-bit code.
+_MOFFS_ENCODINGS = tuple(
+    opcode + bytes(8)
+    for opcode in (b"\xa0", b"\x66\xa1", b"\xa1", b"\x48\xa1", b"\xa2", b"\x66\xa3", b"\xa3", b"\x48\xa3")
+)
+#: `xchg ax, cx`, `xchg eax, ecx`, `xchg rax, rcx`: the short (90+r) forms.
+_XCHG_SHORT_ENCODINGS = (b"\x66\x91", b"\x91", b"\x48\x91")
+
+
 @functools.cache
 def _iced() -> _Iced:
-    """Made on first use: iced-x86 is imported only when a crash is analysed."""
-    import iced_x86 as ix
-
+    """Made on first use: iced-x86 is loaded only when a crash is analysed."""
     formatter = ix.Formatter(ix.FormatterSyntax.NASM)
     formatter.use_pseudo_ops = False  # `vpcmpb k0, zmm0, zmm2, 0x0`, not `vpcmpeqb`
+
+    def code(raw: bytes) -> int:
+        return int(ix.Decoder(64, raw).decode().code)
+
     return _Iced(
         formatter,
-        frozenset(
-            {
-                ix.Code.MOV_AL_MOFFS8,
-                ix.Code.MOV_AX_MOFFS16,
-                ix.Code.MOV_EAX_MOFFS32,
-                ix.Code.MOV_RAX_MOFFS64,
-                ix.Code.MOV_MOFFS8_AL,
-                ix.Code.MOV_MOFFS16_AX,
-                ix.Code.MOV_MOFFS32_EAX,
-                ix.Code.MOV_MOFFS64_RAX,
-            }
-        ),
-        frozenset({ix.Code.XCHG_R16_AX, ix.Code.XCHG_R32_EAX, ix.Code.XCHG_R64_RAX}),
+        int(ix.Instruction().code),
+        int(ix.Decoder(64, b"\x90").decode().mnemonic),
+        frozenset(map(code, _MOFFS_ENCODINGS)),
+        frozenset(map(code, _XCHG_SHORT_ENCODINGS)),
     )
+
+
+def invalid_code() -> int:
+    """iced's `Code.INVALID`: the code of what did not decode."""
+    return _iced().invalid
 
 
 def _register_name(register: iced_x86.Register_) -> str:
@@ -150,23 +163,19 @@ class Decoded(Record):
 
 def decode(code: bytes, address: int, bitness: int) -> tuple[Decoded | None, str | None]:
     """The first instruction of `code` at `address`, or (None, "truncated" / "invalid")."""
-    import iced_x86 as ix
-
     decoder = ix.Decoder(bitness, code, ip=address)
     ins = decoder.decode()
-    if ins.code == ix.Code.INVALID:
+    if ins.code == _iced().invalid:
         return None, "truncated" if decoder.last_error == ix.DecoderError.NO_MORE_BYTES else "invalid"
     return describe(ins, code, bitness), None
 
 
 def decode_all(code: bytes, address: int, bitness: int) -> list[Decoded | None]:
     """Every instruction of `code` in a linear sweep (None where the bytes do not decode)."""
-    import iced_x86 as ix
-
     out: list[Decoded | None] = []
     for ins in ix.Decoder(bitness, code, ip=address):
         offset = ins.ip - address
-        if ins.code == ix.Code.INVALID:
+        if ins.code == _iced().invalid:
             out.append(None)
         else:
             out.append(describe(ins, code[offset : offset + ins.len], bitness))
@@ -183,8 +192,6 @@ def _signed(value: int, bits: int) -> int:
 
 
 def _mnemonic(ins: iced_x86.Instruction) -> str:
-    import iced_x86 as ix
-
     name: str = _iced().formatter.format_mnemonic(ins, ix.FormatMnemonicOptions.NO_PREFIXES)
     if ins.is_string_instruction:
         for base in _STRING_NAMES:
@@ -220,8 +227,6 @@ _ACCUMULATORS = {1: "al", 2: "ax", 4: "eax", 8: "rax"}
 
 def describe(ins: iced_x86.Instruction, raw: bytes, bitness: int) -> Decoded:
     """The instruction's operands and text (see the module docstring for the syntax)."""
-    import iced_x86 as ix
-
     mnemonic = _mnemonic(ins)
     next_ip = ins.next_ip
     memory_size = _real_memory_size(ins)
@@ -324,7 +329,7 @@ def describe(ins: iced_x86.Instruction, raw: bytes, bitness: int) -> Decoded:
             operands.append(st0)  # yaxpeax shows x87's implicit st(0): `fstp qword [rax], st(0)`
         elif mnemonic in _X87_LOADS:
             operands.insert(0, st0)  # `fld st(0), dword [rax]`
-    if ins.mnemonic == ix.Mnemonic.NOP:
+    if ins.mnemonic == _iced().nop:
         mnemonic = "nop"
     if mnemonic == "nop" and not any(op.kind is OperandKind.MEMORY for op in operands):
         operands = []  # `66 90` is `xchg ax, ax` to iced, `nop` to yaxpeax
@@ -373,8 +378,6 @@ def _size_word(size: int | None) -> str:
 
 def _address_bits(ins: iced_x86.Instruction, bitness: int) -> int:
     """The address size of a string instruction (a 0x67 prefix halves it)."""
-    import iced_x86 as ix
-
     for i in range(ins.op_count):
         kind = ins.op_kind(i)
         if kind in (ix.OpKind.MEMORY_SEG_RSI, ix.OpKind.MEMORY_ESRDI, ix.OpKind.MEMORY_SEG_RDI):
@@ -388,8 +391,6 @@ def _address_bits(ins: iced_x86.Instruction, bitness: int) -> int:
 
 def _real_memory_size(ins: iced_x86.Instruction) -> int | None:
     """Bytes the memory operand covers (an element for broadcasts), None when iced does not know."""
-    import iced_x86 as ix
-
     ms = ins.memory_size
     if ms == ix.MemorySize.UNKNOWN:
         return None
@@ -401,8 +402,6 @@ def _real_memory_size(ins: iced_x86.Instruction) -> int | None:
 
 def _immediate(ins: iced_x86.Instruction, kind: iced_x86.OpKind_) -> tuple[int | None, int]:
     """(value as an unsigned number of `bits`, bits) of an immediate operand; (None, 0) otherwise."""
-    import iced_x86 as ix
-
     table = {
         ix.OpKind.IMMEDIATE8: (ins.immediate8, 8),
         ix.OpKind.IMMEDIATE8_2ND: (ins.immediate8_2nd, 8),
@@ -422,8 +421,6 @@ def _immediate(ins: iced_x86.Instruction, kind: iced_x86.OpKind_) -> tuple[int |
 
 
 def _flow(ins: iced_x86.Instruction, mnemonic: str) -> Flow:
-    import iced_x86 as ix
-
     flows = {
         ix.FlowControl.UNCONDITIONAL_BRANCH: Flow.BRANCH,
         ix.FlowControl.CONDITIONAL_BRANCH: Flow.CONDITIONAL_BRANCH,

@@ -1,0 +1,114 @@
+"""`ix`: iced-x86 for the x86 analysis, each name loaded on first use, without the package's `__init__`.
+
+`import iced_x86` runs a generated `__init__` that imports `typing` and all 58 of the package's
+constant modules (`Code` alone defines some 4,900 names, `Mnemonic` 1,800): about 11 ms, the
+largest single cost of a warm one-process corpus run's first dump, which the analysis pays
+for the dozen constants and four classes it uses. Those classes live in the compiled module
+`iced_x86._iced_x86_py`, and each constant module is a plain file of integers. So `ix` loads
+the compiled module, and a constant module when one of its names is first asked for, each from
+its own file in the installed package, registered under its own name: a later `import iced_x86`
+(a test, a host application) finds them in `sys.modules` and uses the same objects, which
+matters for the compiled module, which can be initialized only once per process. A package
+whose modules are not files (a frozen application keeps them in an archive) is imported the
+ordinary way.
+
+The `Code` and `Mnemonic` modules are the two big ones; the analysis takes the few values it
+needs from them by decoding (`inspector.core.analysis.x86._iced`), so a crash never loads them.
+
+    from inspector.core.analysis.iced import ix
+    ix.Decoder(64, code, ip=address)   # iced_x86.Decoder, loaded now
+"""
+
+from __future__ import annotations
+
+import _thread
+import sys
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
+
+__all__ = ["ix"]
+
+_PACKAGE = "iced_x86"
+_COMPILED = "_iced_x86_py"
+
+
+def _directory() -> str | None:
+    """The installed package's folder, found without running its `__init__`, if its modules are
+    files there (not in a frozen application's archive, where the ordinary import is used)."""
+    import os
+    from importlib.util import find_spec
+
+    package = find_spec(_PACKAGE)
+    if package is None or not package.submodule_search_locations:
+        return None
+    directory = package.submodule_search_locations[0]
+    return directory if os.path.isfile(os.path.join(directory, "__init__.py")) else None
+
+
+def _from_file(directory: str, name: str, suffixes: list[str]) -> object:
+    """The package's submodule `name` executed from its file in `directory`, or None if it has none."""
+    import os
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    path = next((p for p in (os.path.join(directory, name + s) for s in suffixes) if os.path.isfile(p)), None)
+    spec = None if path is None else spec_from_file_location(f"{_PACKAGE}.{name}", path)
+    if spec is None or spec.loader is None:
+        return None
+    module = module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[spec.name]
+        raise
+    return module
+
+
+class _Iced:
+    """iced-x86's public names, each loaded when first asked for and then kept as an attribute."""
+
+    def __init__(self) -> None:
+        self._folder: tuple[str | None] | None = None
+        # the analysis runs on the walk's thread and the window's background thread, and the
+        # compiled module must not be loaded twice
+        self._lock = _thread.allocate_lock()
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        with self._lock:
+            value = self.__dict__.get(name)
+            if value is None:
+                value = self._load(name)
+                setattr(self, name, value)
+        return value
+
+    def _load(self, name: str) -> object:
+        package = sys.modules.get(_PACKAGE)
+        if package is not None:  # imported the ordinary way already
+            return getattr(package, name)
+        if self._folder is None:
+            self._folder = (_directory(),)
+        directory = self._folder[0]
+        if directory is not None:
+            # a constant module (`OpKind`, `Register`: the compiled module has a class of that
+            # name, for type checkers only), else a class of the compiled module
+            module = sys.modules.get(f"{_PACKAGE}.{name}") or _from_file(directory, name, [".py"])
+            if module is not None:
+                return module
+            from importlib.machinery import EXTENSION_SUFFIXES
+
+            compiled = sys.modules.get(f"{_PACKAGE}.{_COMPILED}") or _from_file(
+                directory, _COMPILED, EXTENSION_SUFFIXES
+            )
+            if compiled is not None:
+                return getattr(compiled, name)
+        import importlib  # no package folder (a frozen application): the ordinary import
+
+        return getattr(importlib.import_module(_PACKAGE), name)
+
+
+if TYPE_CHECKING:
+    import iced_x86 as ix
+else:
+    ix = _Iced()
