@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QRect, Qt
-from PySide6.QtGui import QPaintEvent, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QFont, QFontMetrics, QPaintEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QApplication, QLabel, QStyleOptionViewItem, QTreeView
 from pytestqt.qtbot import QtBot
 
@@ -138,6 +138,52 @@ def test_shortened_names_follow_the_column_width_when_remembered(qapp: QApplicat
     assert wide == name and narrow != name and len(narrow) < len(name)
     assert shown(160) == narrow and shown(2000) == wide  # answered again from what it remembers
     assert len(shown(60)) <= len(narrow)  # narrower still: a shorter form, not the remembered one
+
+
+def test_shortened_names_are_measured_again_in_another_font(qapp: QApplication) -> None:
+    """What the delegate remembers is for one font: a larger one fits fewer characters in the cell."""
+    view = QTreeView()
+    model = QStandardItemModel(1, 1)
+    name = "engine::World<engine::Vec<float, 3>, std::allocator<engine::Vec<float, 3> > >::step(double)"
+    model.setItem(0, 0, QStandardItem(name))
+    view.setModel(model)
+    delegate = ShorteningDelegate(view)
+    index = model.index(0, 0)
+
+    def shown(font: QFont) -> str:
+        option = QStyleOptionViewItem()
+        option.initFrom(view)
+        option.widget = view
+        option.rect = QRect(0, 0, 400, 20)
+        option.font = font
+        option.fontMetrics = QFontMetrics(font)
+        delegate.initStyleOption(option, index)
+        return option.text
+
+    small, large = QFont(view.font()), QFont(view.font())
+    small.setPointSize(6)
+    large.setPointSize(30)
+    in_small = shown(small)
+    in_large = shown(large)
+    assert len(in_large) < len(in_small)
+    assert shown(small) == in_small
+
+
+def test_table_cells_are_enabled_selectable_and_read_only(
+    qapp: QApplication, sample_document: Document
+) -> None:
+    """The table models leave their cells' flags to Qt (no call into Python per cell and paint)."""
+    model = ModuleTableModel(Theme.for_scheme(False, qapp.font()))
+    model.set_document(sample_document)
+    flags = model.flags(model.index(0, ModuleTableModel.COL_SYMBOLS))
+    assert flags & Qt.ItemFlag.ItemIsEnabled and flags & Qt.ItemFlag.ItemIsSelectable
+    assert not flags & (
+        Qt.ItemFlag.ItemIsEditable | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsDragEnabled
+    )
+    outside = model.index(model.rowCount(), 0)
+    assert not outside.isValid() and model.flags(outside) == Qt.ItemFlag.NoItemFlags
+    assert not model.index(0, model.columnCount()).isValid()
+    assert not model.index(0, 0, model.index(0, 0)).isValid()  # a table: no children
 
 
 def test_a_new_document_is_shown_first_and_its_thread_selected_in_the_next_slice(

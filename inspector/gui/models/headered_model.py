@@ -18,7 +18,14 @@ _ROLE = Qt.ItemDataRole
 
 
 class _HeaderedColumns:
-    """The header and flags part, mixed into a Qt model class (it has no state of its own)."""
+    """The header part, mixed into a Qt model class (it has no state of its own).
+
+    The cells are read-only, enabled and selectable, which is what Qt's own `flags()` says: the
+    models leave it to Qt. A paint asks for every visible cell's flags, several times (drawing it,
+    whether it is selected): each answer from Python is a call that waits for the interpreter,
+    which the walk's worker thread holds, and on the torch crash those calls were a seventh of
+    the first paint.
+    """
 
     #: One title per column; their number is the number of columns.
     HEADERS: tuple[str, ...] = ()
@@ -33,12 +40,6 @@ class _HeaderedColumns:
         if role == _ROLE.ToolTipRole and section < len(self.TOOLTIPS):
             return self.TOOLTIPS[section]
         return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        # the panes only show: nothing is editable, draggable or checkable
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
     def _all_changed(self) -> None:
         """Every cell (of the top level) changed, as with a new theme: repaint them all."""
@@ -61,6 +62,13 @@ class HeaderedTableModel(_HeaderedColumns, QAbstractTableModel):
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.HEADERS)
+
+    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        # Qt's own `index` checks the bounds through `rowCount` and `columnCount`: two calls into
+        # Python for every index a paint or the filter proxy asks for, instead of this one.
+        if parent.isValid() or not (0 <= row < self._row_count() and 0 <= column < self.columnCount()):
+            return QModelIndex()
+        return self.createIndex(row, column)
 
     def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> object:
         row = index.row()

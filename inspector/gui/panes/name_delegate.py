@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from inspector.core.report.short_names import shortened_forms
@@ -36,25 +37,27 @@ class ElidingDelegate(QStyledItemDelegate):
 
 
 class ShorteningDelegate(ElidingDelegate):
-    #: most (text, room, font) → fitting text answers kept
+    #: most (text, cell width, cell features) → fitting text answers kept
     CACHE_SIZE = 4096
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(Qt.TextElideMode.ElideRight, parent)
         # Every paint asks again for the same cells, and finding the form that fits measures the
-        # shortened forms of a long C++ name one by one (a call into Qt each).
-        self._fitted: dict[tuple[str, int, str], str] = {}
+        # shortened forms of a long C++ name one by one (a call into Qt each). The answers are
+        # kept by text, cell width and what else the cell shows (which decide the text's room),
+        # for one font: asking the style for the room itself lays the text out, on every paint.
+        self._fitted: dict[tuple[str, int, object], str] = {}
+        self._font = QFont()
 
     def initStyleOption(self, option: QStyleOptionViewItem, index: _Index) -> None:
         super().initStyleOption(option, index)
         text = option.text
         if not text:
             return
-        style = option.widget.style() if option.widget is not None else None
-        if style is None:
-            return
-        room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, option.widget).width()
-        key = (text, room, option.font.key())
+        if option.font != self._font:
+            self._fitted.clear()
+            self._font = QFont(option.font)
+        key = (text, option.rect.width(), option.features)
         fitted = self._fitted.get(key)
         if fitted is None:
             if len(self._fitted) >= self.CACHE_SIZE:
