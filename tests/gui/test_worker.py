@@ -4,12 +4,13 @@ a superseded run's events never reach the GUI."""
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 import time
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QThread, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QThread, QTimer
 from pytestqt.qtbot import QtBot
 
 from inspector.core import cancel
@@ -168,6 +169,58 @@ def test_the_job_waits_while_the_window_paints_even_past_the_hold_after_a_batch(
     assert seen_at_check == [True]
 
 
+class _QueuedWork(QObject):
+    """Work queued for the GUI thread like the window's paint requests (a posted event of low priority)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self.handled = threading.Event()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.User:
+            return super().event(event)
+        time.sleep(self.seconds)  # a paint of the whole window
+        self.handled.set()
+        return True
+
+
+def test_after_a_paint_the_job_waits_for_what_the_paint_queued_for_the_gui_thread(
+    qtbot: QtBot, runner: JobRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job goes on after a paint (or the hold after a batch) only once the GUI thread has
+    handled what was queued for it by then: a layout or paint the first one asked for, which
+    would otherwise run beside the job, each of its calls into Python waiting for the GIL."""
+    monkeypatch.setattr(worker, "GUI_HOLD_MS", 1)  # the hold after the batch is over before the paint
+    monkeypatch.setattr(cancel, "MAX_COURTESY_PAUSE", TIMEOUT_MS / 1000)
+    queued = _QueuedWork(0.05)
+    painting = threading.Event()
+    seen_at_check: list[bool] = []
+
+    def job(token: CancelToken) -> Iterator[object]:
+        yield "first"
+        assert painting.wait(TIMEOUT_MS / 1000)
+        token.check()
+        seen_at_check.append(queued.handled.is_set())
+        yield "second"
+
+    def paint() -> None:
+        runner.window_work_started()
+        painting.set()
+        time.sleep(0.01)  # the job is at its check by now
+        QCoreApplication.postEvent(queued, QEvent(QEvent.Type.User), Qt.EventPriority.LowEventPriority.value)
+        runner.window_work_done()
+
+    def on_events(generation: int, batch: list[object]) -> None:
+        if batch == ["first"]:
+            QTimer.singleShot(30, paint)
+
+    runner.events.connect(on_events)
+    with qtbot.waitSignal(runner.finished, timeout=TIMEOUT_MS):
+        runner.start(job)
+    assert seen_at_check == [True]
+
+
 def test_a_slowly_yielding_job_is_cancelled(qtbot: QtBot, runner: JobRunner) -> None:
     def slow(cancel: CancelToken) -> Iterator[object]:
         for i in itertools.count():
@@ -287,3 +340,20 @@ def test_shutdown_stops_a_running_job(qtbot: QtBot) -> None:
     assert runner.shutdown()  # idempotent
     with pytest.raises(RuntimeError):
         runner.start(endless)
+
+
+def test_the_gui_thread_gets_the_gil_back_from_a_running_job_within_a_millisecond(qtbot: QtBot) -> None:
+    """While the window runs jobs, Python hands the GIL to a waiting thread after 1 ms, not 5 ms
+    (each call of a paint into Python may wait that long); a host's lower setting stays."""
+    before = sys.getswitchinterval()
+    runners: list[JobRunner] = []
+    try:
+        sys.setswitchinterval(0.005)
+        runners.append(JobRunner())
+        assert sys.getswitchinterval() == pytest.approx(worker.GUI_SWITCH_INTERVAL, abs=2e-6)
+        sys.setswitchinterval(0.0002)
+        runners.append(JobRunner())
+        assert sys.getswitchinterval() == pytest.approx(0.0002, abs=2e-6)  # kept in microseconds
+    finally:
+        assert all(r.shutdown() for r in runners)
+        sys.setswitchinterval(before)
