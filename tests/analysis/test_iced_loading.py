@@ -10,7 +10,7 @@ from pathlib import Path
 
 import iced_x86
 
-from inspector.core.analysis import x86
+from inspector.core.analysis import iced, x86
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,16 +35,18 @@ def test_the_codes_taken_from_decoding_are_iceds_own_constants() -> None:
 
 _CHILD = """
 import json, sys
-from inspector.core.analysis import x86
+from inspector.core.analysis import iced, x86
 first, error = x86.decode(bytes.fromhex("48a11000000000000000"), 0x401000, 64)
 loaded = sorted(m for m in sys.modules if m.split(".")[0] == "iced_x86")
+typing_loaded = "typing" in sys.modules
 import iced_x86  # the ordinary import afterwards (a test, a host application) still works
 compiled = sys.modules["iced_x86._iced_x86_py"]
 again, _ = x86.decode(bytes.fromhex("488b4008"), 0x401000, 64)
 print(json.dumps({
     "first": first.instruction.text, "error": error, "loaded": loaded,
     "same_decoder": iced_x86.Decoder is compiled.Decoder,
-    "same_constants": iced_x86.OpKind is sys.modules["iced_x86.OpKind"],
+    "typing_before_the_package": typing_loaded,
+    "same_constants": x86.ix.OpKind.MEMORY == iced_x86.OpKind.MEMORY,
     "again": again.instruction.text,
     "invalid": x86.decode(bytes.fromhex("069090"), 0, 64)[1],
     "truncated": x86.decode(bytes.fromhex("488b"), 0, 64)[1],
@@ -56,10 +58,28 @@ def test_a_fresh_process_decodes_without_running_the_package_init_and_can_still_
     run = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, check=True, cwd=REPO)
     report = json.loads(run.stdout)
     assert report["first"] == "mov rax, qword [0x10]" and report["error"] is None
-    # the compiled module and the few constant modules used, never the package or `Code`/`Mnemonic`
-    assert "iced_x86" not in report["loaded"] and "iced_x86._iced_x86_py" in report["loaded"]
-    assert not {"iced_x86.Code", "iced_x86.Mnemonic"} & set(report["loaded"])
+    # the compiled module only: not the package, and no constant module is executed (each would
+    # import `typing`), `Code` and `Mnemonic` not even read
+    assert report["loaded"] == ["iced_x86._iced_x86_py"] and not report["typing_before_the_package"]
     assert report["same_decoder"] and report["same_constants"]
     assert report["again"] == "mov rax, qword [rax + 0x8]"
     # `push es` does not exist in 64-bit code; `mov` without its ModRM byte is cut short
     assert report["invalid"] == "invalid" and report["truncated"] == "truncated"
+
+
+def test_every_constant_module_read_as_text_has_the_names_and_values_it_has_when_executed() -> None:
+    directory = Path(iced_x86.__file__).parent
+    modules = sorted(p for p in directory.glob("*.py") if p.stem != "__init__")
+    assert len(modules) >= 30  # 39 in iced-x86 1.21
+    for path in modules:
+        executed = {k: v for k, v in vars(getattr(iced_x86, path.stem)).items() if isinstance(v, int)}
+        read = iced.read_constants(str(path), path.stem)
+        assert read is not None and executed, path.name
+        assert {k: v for k, v in vars(read).items() if not k.startswith("_")} == executed, path.name
+
+
+def test_a_module_without_constant_lines_is_not_taken_for_one(tmp_path: Path) -> None:
+    other = tmp_path / "Odd.py"
+    other.write_text('"""A: Odd = 1 # type: ignore is in a docstring here, on its own line:"""\nX = 1\n')
+    assert iced.read_constants(str(other), "Odd") is None
+    assert iced.read_constants(str(tmp_path / "Missing.py"), "Missing") is None
