@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector.core import strict as strict_module
 from inspector.core.minidump import Minidump, StreamType
 from inspector.core.process import ProcessOptions, ProcessState, process
 from inspector.core.report.human import register_lines, render_human
@@ -211,3 +212,26 @@ def test_every_json_object_is_written_with_its_keys_sorted() -> None:
     assert compact == json.dumps(document, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
     pretty = render_json(state, pretty=True)
     assert pretty == json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+FIXTURE_CRASHES = Path(__file__).resolve().parents[1] / "fixtures" / "crashes"
+
+
+@pytest.mark.parametrize("case", ["cxx_templates", "multithread", "lib_callback", "analysis_null_call"])
+def test_the_compact_text_is_the_encoding_of_the_document_outside_strict_mode(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--json` writes threads, frames and modules as text of their own (not through the encoder):
+    byte for byte what encoding `json_document` gives, with inline frames, the crashing thread's
+    registers and symbol states, also where strict mode does not check it on every report."""
+    monkeypatch.setattr(strict_module, "_override", False)
+    folder = FIXTURE_CRASHES / case
+    state = process(
+        str(next(folder.glob("*.dmp"))),
+        ProcessOptions(symbol_paths=(str(folder / "symbols"),), use_symbols_cache=False),
+    )
+    assert state.threads and state.modules
+    compact = render_json(state)
+    expected = json.dumps(json_document(state), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    assert compact == expected
+    assert json.loads(compact)["crashing_thread"]["frames"][0]["registers"]

@@ -32,6 +32,7 @@ from inspector.core.unwind import CallStack, StackFrame
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from typing import Any
 
     from inspector.core.microdump.dump import MicrodumpInfo
 
@@ -45,24 +46,49 @@ NIL_DEBUG_ID = "0" * 33
 
 def render_json(state: ProcessState, *, pretty: bool = False, analysis_all_cpus: bool = False) -> str:
     """The report as text: compact like `--json`, indented like `--json --pretty`."""
-    with collector_paused:  # thousands of dicts and lists, none in a cycle (see `collector_paused`)
-        document = json_document(state, analysis_all_cpus=analysis_all_cpus)
-    # The document's objects are built with their keys in order (`json_document`), so the encoder
-    # neither sorts them nor (a fresh tree) looks for cycles: a third of its time on a corpus.
     # (`json`, with the `re` it imports, is imported on first use: importing the engine is cheaper)
     import json
 
-    if pretty:
-        text = json.dumps(document, indent=2, ensure_ascii=False, check_circular=False)
-    else:
-        text = _compact_encoder()(document)
-    if strict():  # the tests: every object's keys really are sorted
+    with collector_paused:  # thousands of dicts and lists, none in a cycle (see `collector_paused`)
+        if pretty:
+            text = json.dumps(
+                _document(state, analysis_all_cpus, text=False),
+                indent=2, ensure_ascii=False, check_circular=False,
+            )  # fmt: skip
+        else:
+            text = _compact(_document(state, analysis_all_cpus, text=True))
+    if strict():  # the tests: the text is the generic encoding of `json_document`, keys sorted
         expected = json.dumps(
-            document, indent=2 if pretty else None, separators=None if pretty else (",", ":"),
+            json_document(state, analysis_all_cpus=analysis_all_cpus),
+            indent=2 if pretty else None, separators=None if pretty else (",", ":"),
             sort_keys=True, ensure_ascii=False,
         )  # fmt: skip
-        assert text == expected, "a JSON object of json_document is built with its keys out of order"
+        assert text == expected, "the JSON report's text is not json_document's, keys sorted"
     return text
+
+
+class _Text(str):
+    """A value already written as compact JSON text (`_document(text=True)`)."""
+
+    __slots__ = ()
+
+
+def _compact(document: Mapping[str, object]) -> str:
+    """`--json`'s text of a document whose values are JSON values or `_Text`, keys in order.
+
+    The threads and modules (nearly all of a report) are written as text by `_thread_text` and
+    `_module_text`; the rest goes through the standard encoder, its objects built with their keys
+    in order, so it neither sorts them nor (a fresh tree) looks for cycles."""
+    encode = _compact_encoder()
+    escape = _escape()
+    return (
+        "{"
+        + ",".join(
+            f"{escape(key)}:{value if type(value) is _Text else encode(value)}"
+            for key, value in document.items()
+        )
+        + "}"
+    )
 
 
 @memo(1)  # made once (`json.dumps` makes one a call)
@@ -73,14 +99,39 @@ def _compact_encoder() -> Callable[[object], str]:
     return json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
+@memo(1)
+def _escape() -> Callable[[str], str]:
+    """A string as a JSON string, as the encoder writes it (`ensure_ascii=False`)."""
+    from json.encoder import encode_basestring
+
+    escape: Callable[[str], str] = encode_basestring
+    return escape
+
+
 def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> dict[str, JsonValue]:
     """The report as JSON values. Every object has its keys in sorted order, as rust-minidump's
     serde maps write them: the hot ones (frames, modules, threads) are written so, the rest sorted."""
+    document: dict[str, JsonValue] = _document(state, analysis_all_cpus, text=False)
+    return document
+
+
+def _document(state: ProcessState, analysis_all_cpus: bool, *, text: bool) -> dict[str, Any]:
+    """`json_document`; with `text`, its threads, modules and crashing thread as `_Text` (`_compact`)."""
     hexa = hex_formatter(state.system.pointer_width)
     system = state.system
     crash = state.crash
-    threads = [_thread(stack, hexa) for stack in state.threads]
     subjects = dict(state.cert_subjects)
+    threads: list[Any]
+    if text:
+        writer = _TextWriter(state.system.pointer_width, hexa)
+        frame_texts = [[writer.frame(frame) for frame in stack.frames] for stack in state.threads]
+        threads = [
+            writer.thread(stack, frames) for stack, frames in zip(state.threads, frame_texts, strict=True)
+        ]
+        modules: Any = _Text("[" + ",".join(writer.module(entry, subjects) for entry in state.modules) + "]")
+    else:
+        threads = [_thread(stack, hexa) for stack in state.threads]
+        modules = [_module(entry, hexa, subjects) for entry in state.modules]
     crash_info: dict[str, JsonValue] = {
         "type": None if crash is None else crash.reason,
         "address": None if crash is None else hexa(crash.address),
@@ -90,7 +141,7 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
         "crashing_thread": state.requesting_thread,
         "assertion": None,
     }
-    document: dict[str, JsonValue] = {
+    document: dict[str, Any] = {
         "status": "OK",
         "system_info": {
             "cpu_arch": system.cpu_arch,
@@ -144,10 +195,10 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
         # is None then); its JSON schema says the first module is always the main one
         "main_module": 0,
         "modules_contains_cert_info": bool(subjects),
-        "modules": [_module(entry, hexa, subjects) for entry in state.modules],
+        "modules": modules,
         "pid": state.process_id,
         "thread_count": len(state.threads),
-        "threads": list(threads),
+        "threads": _Text("[" + ",".join(threads) + "]") if text else threads,
         "unloaded_modules": [
             {
                 "base_addr": hexa(module.base),
@@ -171,7 +222,13 @@ def json_document(state: ProcessState, *, analysis_all_cpus: bool = False) -> di
         ],
     }
     requesting = state.requesting_thread
-    if requesting is not None and state.threads[requesting].frames:
+    if text and requesting is not None and state.threads[requesting].frames:
+        stack = state.threads[requesting]
+        first_text = writer.frame(stack.frames[0], registers=writer.encode(_registers(stack.frames[0])))
+        document["crashing_thread"] = writer.thread(
+            stack, [first_text, *frame_texts[requesting][1:]], requesting
+        )
+    elif requesting is not None and state.threads[requesting].frames:
         thread = threads[requesting]
         assert isinstance(thread, dict)
         frames = thread["frames"]
@@ -248,6 +305,107 @@ def _frame(frame: StackFrame, hexa: _Hex) -> dict[str, JsonValue]:
         if frame.unloaded_modules
         else None,
     }
+
+
+def _hex_text(pointer_width: int) -> str:
+    """The %-format of `hex_formatter`'s text as a JSON string (with its quotes)."""
+    return f'"0x%0{pointer_width * 2}x"'
+
+
+# The text writers below are `_thread`, `_frame` and `_module` written straight to compact JSON:
+# a report is mostly frames and modules, and building their objects for the encoder took as long
+# as encoding them. In strict mode (the tests) every report's text is compared with the encoding
+# of `json_document`, so the two forms cannot drift apart.
+
+
+class _TextWriter:
+    """What the text writers share for one report: the address format and the string escape."""
+
+    __slots__ = ("encode", "escape", "hex_text", "hexa")
+
+    def __init__(self, pointer_width: int, hexa: _Hex) -> None:
+        self.hex_text = _hex_text(pointer_width)
+        self.hexa = hexa
+        self.escape = _escape()
+        self.encode = _compact_encoder()
+
+    def string(self, value: str | None) -> str:
+        return "null" if value is None else self.escape(value)
+
+    def thread(self, stack: CallStack, frames: list[str], index: int | None = None) -> _Text:
+        """`_thread` as text, of its frames' texts; with `index`, the crashing thread."""
+        last_error = last_error_name(stack.last_error_value)
+        return _Text(
+            f'{{"frame_count":{len(stack.frames)},"frames":[{",".join(frames)}],'
+            f'"last_error_value":{self.string(last_error)},'
+            f'"thread_id":{stack.thread_id},"thread_name":{self.string(stack.thread_name)}'
+            + ("}" if index is None else f',"threads_index":{index}}}')
+        )
+
+    def frame(self, frame: StackFrame, registers: str | None = None) -> str:
+        """`_frame` as text (with "registers", as text, for the crashing thread's first frame)."""
+        module = frame.module
+        symbol = frame.symbol
+        function_base = frame.function_base
+        instruction = frame.instruction
+        hex_text = self.hex_text
+        if symbol is None:
+            file = function = line = "null"
+        else:
+            file = self.string(symbol.source_file)
+            function = self.string(symbol.function_name)
+            line = "null" if symbol.source_line is None else str(symbol.source_line)
+        inlines = (
+            self.encode(
+                [
+                    {"file": inline.file, "function": inline.function, "line": inline.line}
+                    for inline in frame.inlines
+                ]
+            )
+            if frame.inlines
+            else "null"
+        )
+        unloaded = (
+            self.encode(
+                [
+                    {"module": hit.name, "offsets": [self.hexa(offset) for offset in hit.offsets]}
+                    for hit in frame.unloaded_modules
+                ]
+            )
+            if frame.unloaded_modules
+            else "null"
+        )
+        return (
+            f'{{"file":{file},"frame":{frame.index},"function":{function},"function_offset":'
+            f"{'null' if function_base is None else hex_text % (instruction - function_base)},"
+            f'"inlines":{inlines},"line":{line},"missing_symbols":{"true" if symbol is None else "false"},'
+            f'"module":{"null" if module is None else self.escape(module.filename)},"module_offset":'
+            f"{'null' if module is None else hex_text % (instruction - module.base)},"
+            f'"offset":{hex_text % instruction},'
+            + ("" if registers is None else f'"registers":{registers},')
+            + f'"trust":{self.escape(frame.trust.value)},"unloaded_modules":{unloaded}}}'
+        )
+
+    def module(self, entry: ModuleEntry, cert_subjects: Mapping[str, str]) -> str:
+        """`_module` as text."""
+        module = entry.module
+        symbols = entry.symbols
+        match = symbols.match
+        debug_file, debug_id = module.debug_file_name, module.debug_id
+        if match is not None and match.by is MatchedBy.CODE_ID and not has_debug_id(module):
+            debug_file, debug_id = basename(match.file.debug_file), match.file.debug_id
+        base = module.base
+        hex_text, escape, string = self.hex_text, self.escape, self.string
+        return (
+            f'{{"base_addr":{hex_text % base},"cert_subject":{string(cert_subjects.get(module.filename))},'
+            f'"code_id":{escape(module.code_id)},"corrupt_symbols":{"true" if symbols.corrupt else "false"},'
+            f'"debug_file":{escape(debug_file)},"debug_id":{escape(debug_id or NIL_DEBUG_ID)},'
+            f'"end_addr":{hex_text % (base + module.size)},"filename":{escape(module.filename)},'
+            f'"inspector_matched_by":{"null" if match is None else escape(match.by.json)},'
+            f'"loaded_symbols":{"true" if symbols.loaded else "false"},'
+            f'"missing_symbols":{"true" if symbols.missing else "false"},'
+            f'"symbol_url":{string(symbols.symbol_url)},"version":{string(module.version)}}}'
+        )
 
 
 def _registers(frame: StackFrame) -> dict[str, JsonValue]:
