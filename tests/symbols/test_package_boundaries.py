@@ -21,6 +21,7 @@ ALLOWED_CORE = {
     "inspector.core.memo",  # functools.lru_cache without importing functools
     "inspector.core.logs",  # logging imported only when a message is written
     "inspector.core.lazy",  # the package's names imported on first use
+    "inspector.core.ordered",  # independent pieces of a job on a few threads, taken in order
     "inspector.__version__",
 }
 

@@ -38,10 +38,7 @@ the last FILE / INLINE_ORIGIN of an id.
 
 from __future__ import annotations
 
-import itertools
 import mmap
-import os
-from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, TypeVar
 
@@ -49,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inspector.core.cancel import NEVER, CancelToken
+from inspector.core.ordered import in_order
 from inspector.core.symbols import line_parser
 from inspector.core.symbols.index_arrays import (
     I64,
@@ -462,7 +460,9 @@ class _Builder:
             self.data.madvise if isinstance(self.data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED") else None
         )
         released = 0
-        for lo, scan in self._scans(range(0, self.size, CHUNK_BYTES)):
+        starts = range(0, self.size, CHUNK_BYTES)
+        threads = min(SCAN_THREADS, len(starts))
+        for lo, scan in in_order(self._scan, starts, threads=threads, name="symbol-index"):
             self._merge(scan)
             done = (min(lo + CHUNK_BYTES, self.size) - CHUNK_BYTES) & ~(mmap.PAGESIZE - 1)
             if madvise is not None and done - released >= 8 * CHUNK_BYTES:
@@ -475,31 +475,6 @@ class _Builder:
     def _scan(self, lo: int) -> _Scan:
         self.cancel.check()
         return _Scan(self).scan(lo)
-
-    def _scans(self, starts: range) -> Iterator[tuple[int, _Scan]]:
-        """`(lo, scan)` of each chunk, in file order."""
-        threads = min(SCAN_THREADS, os.cpu_count() or 1, len(starts))
-        if threads <= 1:
-            for lo in starts:
-                yield lo, self._scan(lo)
-            return
-        from concurrent.futures import Future, ThreadPoolExecutor
-
-        pool = ThreadPoolExecutor(threads, thread_name_prefix="symbol-index")
-        ahead: deque[tuple[int, Future[_Scan]]] = deque()
-        following = iter(starts)
-        try:
-            for lo in itertools.islice(following, 2 * threads):
-                ahead.append((lo, pool.submit(self._scan, lo)))
-            while ahead:
-                lo, future = ahead.popleft()
-                scan = future.result()
-                for next_lo in itertools.islice(following, 1):
-                    ahead.append((next_lo, pool.submit(self._scan, next_lo)))
-                yield lo, scan
-        finally:
-            # cancelled, damaged or done: nothing more starts, and none outlives the build
-            pool.shutdown(wait=True, cancel_futures=True)
 
     def _merge(self, scan: _Scan) -> None:
         base = self.lines
