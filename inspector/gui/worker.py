@@ -254,7 +254,7 @@ class JobRunner(QObject):
         handled would let the job run (pure Python, possibly for tens of milliseconds between two
         checks: opening a large symbol file) while the window lays out and paints, and the GUI
         thread then waits for the GIL at each of the hundreds of calls a paint makes into Python
-        (on the torch crash: one stall in three took 55-70 ms instead of 30). An event of the
+        (on the torch crash: about one longest stall in two took 55-78 ms instead of 30). An event of the
         lowest priority is handled after all of those."""
         if not self._release_posted:
             self._release_posted = True

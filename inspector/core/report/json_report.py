@@ -76,9 +76,9 @@ class _Text(str):
 def _compact(document: Mapping[str, object]) -> str:
     """`--json`'s text of a document whose values are JSON values or `_Text`, keys in order.
 
-    The threads and modules (nearly all of a report) are written as text by `_thread_text` and
-    `_module_text`; the rest goes through the standard encoder, its objects built with their keys
-    in order, so it neither sorts them nor (a fresh tree) looks for cycles."""
+    The threads and modules (nearly all of a report) are written as text by `_TextWriter`; the
+    rest goes through the standard encoder, its objects built with their keys in order, so it
+    neither sorts them nor (a fresh tree) looks for cycles."""
     encode = _compact_encoder()
     escape = _escape()
     return (
