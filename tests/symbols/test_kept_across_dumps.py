@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +24,10 @@ from inspector.core.symbols.objects import sources
 from inspector.core.symbols.objects.sources import ObjectSources
 from inspector.core.symbols.records import DamageKind
 from inspector.core.types import path_text
+from tests.symbols.stand_ins import Module
 from tests.synth.sym import SymBuilder
 
 HOUR_AGO_NS = 3600 * 10**9
-
-
-@dataclass(frozen=True)
-class Module:
-    code_file: str = ""
-    code_id: str = ""
-    debug_file: str = ""
-    debug_id: str = ""
 
 
 def _age(*paths: Path, by_ns: int = HOUR_AGO_NS) -> None:

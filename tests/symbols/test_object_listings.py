@@ -10,23 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from inspector.core.symbols.objects import sources
 from inspector.core.symbols.objects.sources import SCAN_VERSION, ObjectSources
+from tests.symbols.stand_ins import Module
 
 HOUR_AGO_NS = 3600 * 10**9
-
-
-@dataclass(frozen=True)
-class Module:
-    code_file: str = ""
-    code_id: str = ""
-    debug_file: str = ""
-    debug_id: str = ""
 
 
 def _age_tree(root: Path, by_ns: int) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -12,17 +11,10 @@ from inspector.core.module_identity import ModuleIdentity
 from inspector.core.symbols import DamageKind, IndexCache, SymbolFile, SymbolStatus, SymbolSupplier
 from inspector.core.symbols.errors import SymbolFileUnreadable
 from inspector.core.symbols.supplier import code_id_path, debug_id_path, leafname, replace_or_add_extension
+from tests.symbols.stand_ins import Module
 from tests.synth.sym import SymBuilder
 
 DEBUG_ID = "5A9832E5287241C1838ED98914E9B7FF1"
-
-
-@dataclass(frozen=True)
-class Module:
-    code_file: str = ""
-    code_id: str = ""
-    debug_file: str = ""
-    debug_id: str = ""
 
 
 def test_module_stand_in_satisfies_the_protocol() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,16 +19,8 @@ from inspector.core.symbols import (
     SymbolSupplier,
     module_key,
 )
+from tests.symbols.stand_ins import Module
 from tests.synth.sym import SymBuilder
-
-
-@dataclass(frozen=True)
-class Module:
-    code_file: str
-    code_id: str
-    debug_file: str
-    debug_id: str
-
 
 APP = Module("/bin/app", "", "app", "A0")
 LIB = Module("C:\\lib.dll", "", "lib.pdb", "B0")

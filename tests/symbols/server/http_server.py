@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.symbols import FetchPolicy, SymbolServer, SymbolServerOptions
+from tests.symbols.stand_ins import Module
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLE_DUMP = REPO / "resources" / "examples" / "sample.dmp"
@@ -31,14 +32,6 @@ LIBC = "libc.so.6/EC61AC938E5A39B16F9FBD350E3169A50/libc.so.6.sym"
 
 #: fast retries and short timeouts, so that the failure tests take milliseconds
 FAST = FetchPolicy(connect_timeout=2.0, read_timeout=2.0, total_timeout=5.0, retries=2, backoff=0.01)
-
-
-@dataclass(frozen=True)
-class Module:
-    code_file: str = ""
-    code_id: str = ""
-    debug_file: str = ""
-    debug_id: str = ""
 
 
 RENDER_FARM_MODULE = Module(
