@@ -286,24 +286,14 @@ def _frame(frame: StackFrame, hexa: _Hex) -> dict[str, JsonValue]:
         "frame": frame.index,
         "function": None if symbol is None else symbol.function_name,
         "function_offset": None if function_base is None else hexa(instruction - function_base),
-        "inlines": [
-            {"file": inline.file, "function": inline.function, "line": inline.line}
-            for inline in frame.inlines
-        ]
-        if frame.inlines
-        else None,
+        "inlines": _inlines(frame) if frame.inlines else None,
         "line": None if symbol is None else symbol.source_line,
         "missing_symbols": symbol is None,
         "module": None if module is None else module.filename,
         "module_offset": None if module is None else hexa(instruction - module.base),
         "offset": hexa(instruction),
         "trust": frame.trust.value,
-        "unloaded_modules": [
-            {"module": hit.name, "offsets": [hexa(offset) for offset in hit.offsets]}
-            for hit in frame.unloaded_modules
-        ]
-        if frame.unloaded_modules
-        else None,
+        "unloaded_modules": _unloaded_modules(frame, hexa) if frame.unloaded_modules else None,
     }
 
 
@@ -355,26 +345,8 @@ class _TextWriter:
             file = self.string(symbol.source_file)
             function = self.string(symbol.function_name)
             line = "null" if symbol.source_line is None else str(symbol.source_line)
-        inlines = (
-            self.encode(
-                [
-                    {"file": inline.file, "function": inline.function, "line": inline.line}
-                    for inline in frame.inlines
-                ]
-            )
-            if frame.inlines
-            else "null"
-        )
-        unloaded = (
-            self.encode(
-                [
-                    {"module": hit.name, "offsets": [self.hexa(offset) for offset in hit.offsets]}
-                    for hit in frame.unloaded_modules
-                ]
-            )
-            if frame.unloaded_modules
-            else "null"
-        )
+        inlines = self.encode(_inlines(frame)) if frame.inlines else "null"
+        unloaded = self.encode(_unloaded_modules(frame, self.hexa)) if frame.unloaded_modules else "null"
         return (
             f'{{"file":{file},"frame":{frame.index},"function":{function},"function_offset":'
             f"{'null' if function_base is None else hex_text % (instruction - function_base)},"
@@ -391,9 +363,7 @@ class _TextWriter:
         module = entry.module
         symbols = entry.symbols
         match = symbols.match
-        debug_file, debug_id = module.debug_file_name, module.debug_id
-        if match is not None and match.by is MatchedBy.CODE_ID and not has_debug_id(module):
-            debug_file, debug_id = basename(match.file.debug_file), match.file.debug_id
+        debug_file, debug_id = _debug_file_and_id(entry)
         base = module.base
         hex_text, escape, string = self.hex_text, self.escape, self.string
         return (
@@ -415,15 +385,34 @@ def _registers(frame: StackFrame) -> dict[str, JsonValue]:
     return {name: hexa(value) for name, value in sorted(ctx.valid_registers())}
 
 
+def _inlines(frame: StackFrame) -> list[JsonValue]:
+    return [
+        {"file": inline.file, "function": inline.function, "line": inline.line} for inline in frame.inlines
+    ]
+
+
+def _unloaded_modules(frame: StackFrame, hexa: _Hex) -> list[JsonValue]:
+    return [
+        {"module": hit.name, "offsets": [hexa(offset) for offset in hit.offsets]}
+        for hit in frame.unloaded_modules
+    ]
+
+
+def _debug_file_and_id(entry: ModuleEntry) -> tuple[str, str]:
+    """The module's debug file and id, or, for a module without a debug id whose symbols were
+    found by code id, what that file names (as rust-minidump reports a symbol server's answer to
+    its code-id lookup)."""
+    module, match = entry.module, entry.symbols.match
+    if match is not None and match.by is MatchedBy.CODE_ID and not has_debug_id(module):
+        return basename(match.file.debug_file), match.file.debug_id
+    return module.debug_file_name, module.debug_id
+
+
 def _module(entry: ModuleEntry, hexa: _Hex, cert_subjects: Mapping[str, str]) -> dict[str, JsonValue]:
     module = entry.module
     symbols = entry.symbols
     match = symbols.match
-    debug_file, debug_id = module.debug_file_name, module.debug_id
-    if match is not None and match.by is MatchedBy.CODE_ID and not has_debug_id(module):
-        # what the file found by code id names, as rust-minidump reports a symbol server's
-        # answer to its code-id lookup
-        debug_file, debug_id = basename(match.file.debug_file), match.file.debug_id
+    debug_file, debug_id = _debug_file_and_id(entry)
     base = module.base
     return {
         "base_addr": hexa(base),
