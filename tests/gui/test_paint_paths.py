@@ -116,57 +116,51 @@ def test_a_batch_of_symbol_states_repaints_the_module_rows_in_one_signal(
     assert len(changes) == 1
 
 
-def test_shortened_names_follow_the_column_width_when_remembered(qapp: QApplication) -> None:
+LONG_NAME = "engine::World<engine::Vec<float, 3>, std::allocator<engine::Vec<float, 3> > >::step(double)"
+
+
+def _name_cell() -> Callable[..., str]:
+    """`shown(width, font=None)`: the text a `ShorteningDelegate` draws for LONG_NAME in a cell."""
     view = QTreeView()
     model = QStandardItemModel(1, 1)
-    name = "engine::World<engine::Vec<float, 3>, std::allocator<engine::Vec<float, 3> > >::step(double)"
-    model.setItem(0, 0, QStandardItem(name))
+    model.setItem(0, 0, QStandardItem(LONG_NAME))
     view.setModel(model)
     delegate = ShorteningDelegate(view)
     view.setItemDelegateForColumn(0, delegate)
     index = model.index(0, 0)
 
-    def shown(width: int) -> str:
+    def shown(width: int, font: QFont | None = None) -> str:
         option = QStyleOptionViewItem()
         option.initFrom(view)
         option.widget = view
         option.rect = QRect(0, 0, width, 20)
+        if font is not None:
+            option.font = font
+            option.fontMetrics = QFontMetrics(font)
         delegate.initStyleOption(option, index)
         return option.text
 
+    return shown
+
+
+def test_shortened_names_follow_the_column_width_when_remembered(qapp: QApplication) -> None:
+    shown = _name_cell()
     narrow, wide = shown(160), shown(2000)
-    assert wide == name and narrow != name and len(narrow) < len(name)
+    assert wide == LONG_NAME and narrow != LONG_NAME and len(narrow) < len(LONG_NAME)
     assert shown(160) == narrow and shown(2000) == wide  # answered again from what it remembers
     assert len(shown(60)) <= len(narrow)  # narrower still: a shorter form, not the remembered one
 
 
 def test_shortened_names_are_measured_again_in_another_font(qapp: QApplication) -> None:
     """What the delegate remembers is for one font: a larger one fits fewer characters in the cell."""
-    view = QTreeView()
-    model = QStandardItemModel(1, 1)
-    name = "engine::World<engine::Vec<float, 3>, std::allocator<engine::Vec<float, 3> > >::step(double)"
-    model.setItem(0, 0, QStandardItem(name))
-    view.setModel(model)
-    delegate = ShorteningDelegate(view)
-    index = model.index(0, 0)
-
-    def shown(font: QFont) -> str:
-        option = QStyleOptionViewItem()
-        option.initFrom(view)
-        option.widget = view
-        option.rect = QRect(0, 0, 400, 20)
-        option.font = font
-        option.fontMetrics = QFontMetrics(font)
-        delegate.initStyleOption(option, index)
-        return option.text
-
-    small, large = QFont(view.font()), QFont(view.font())
+    shown = _name_cell()
+    small, large = QFont(qapp.font()), QFont(qapp.font())
     small.setPointSize(6)
     large.setPointSize(30)
-    in_small = shown(small)
-    in_large = shown(large)
+    in_small = shown(400, small)
+    in_large = shown(400, large)
     assert len(in_large) < len(in_small)
-    assert shown(small) == in_small
+    assert shown(400, small) == in_small
 
 
 def test_table_cells_are_enabled_selectable_and_read_only(
