@@ -29,6 +29,8 @@ from __future__ import annotations
 import _thread
 import sys
 
+from inspector.core.memo import memo
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (inspector.core.lazy)
 
 __all__ = ["ix"]
@@ -37,6 +39,7 @@ _PACKAGE = "iced_x86"
 _COMPILED = "_iced_x86_py"
 
 
+@memo(1)
 def _directory() -> str | None:
     """The installed package's folder, found without running its `__init__`, if its modules are
     files there (not in a frozen application's archive, where the ordinary import is used)."""
@@ -102,7 +105,6 @@ class _Iced:
     """iced-x86's public names, each loaded when first asked for and then kept as an attribute."""
 
     def __init__(self) -> None:
-        self._folder: tuple[str | None] | None = None
         # the analysis runs on the walk's thread and the window's background thread, and the
         # compiled module must not be loaded twice
         self._lock = _thread.allocate_lock()
@@ -121,9 +123,7 @@ class _Iced:
         package = sys.modules.get(_PACKAGE)
         if package is not None:  # imported the ordinary way already
             return getattr(package, name)
-        if self._folder is None:
-            self._folder = (_directory(),)
-        directory = self._folder[0]
+        directory = _directory()
         if directory is not None:
             # a constant module (`OpKind`, `Register`: the compiled module has a class of that
             # name, for type checkers only), else a class of the compiled module
