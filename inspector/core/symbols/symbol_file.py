@@ -562,30 +562,37 @@ class SymbolFile:
     def _file_name(self, file_id: int) -> str | None:
         """The name in the FILE record `file_id` (None: there is none)."""
         text = self._text
-        files = text.files
-        if file_id in files:
-            return files[file_id]
-        ix = text.index
-        i = bisect_right(ix.file_id, file_id) - 1
-        name = None
-        if i >= 0 and ix.file_id[i] == file_id:
-            name = self._record(ix.file_off[i], line_parser.parse_file)[1]
-        return text.remember(files, file_id, name)
+        return self._named(text.files, text.index.file_id, text.index.file_off, file_id, self._file_record)
 
     def _origin_name(self, origin_id: int) -> str | None:
         """The name in the INLINE_ORIGIN record `origin_id` (None: there is none), as shown."""
         text = self._text
-        origins = text.origins
-        if origin_id in origins:
-            return origins[origin_id]
-        ix = text.index
-        i = bisect_right(ix.origin_id, origin_id) - 1
-        name = None
-        if i >= 0 and ix.origin_id[i] == origin_id:
-            name = self._record(ix.origin_off[i], line_parser.parse_inline_origin).name
-            if text.shown is not None:
-                name = text.shown(name)
-        return text.remember(origins, origin_id, name)
+        return self._named(
+            text.origins, text.index.origin_id, text.index.origin_off, origin_id, self._origin_record
+        )
+
+    def _named(
+        self,
+        remembered: dict[int, str | None],
+        ids: Sequence[int],
+        offsets: Sequence[int],
+        key: int,
+        name_at: Callable[[int], str],
+    ) -> str | None:
+        """The name of record `key` (ids sorted, the last of equal ids wins), remembered per file."""
+        if key in remembered:
+            return remembered[key]
+        i = bisect_right(ids, key) - 1
+        name = name_at(offsets[i]) if i >= 0 and ids[i] == key else None
+        return self._text.remember(remembered, key, name)
+
+    def _file_record(self, offset: int) -> str:
+        return self._record(offset, line_parser.parse_file)[1]
+
+    def _origin_record(self, offset: int) -> str:
+        name = self._record(offset, line_parser.parse_inline_origin).name
+        shown = self._text.shown
+        return name if shown is None else shown(name)
 
 
 def _read_info(offsets: Sequence[int], line: Callable[[int], bytes]) -> SymbolInfo:
