@@ -68,11 +68,6 @@ class StrategyResult(Record):
         return cls((attempt,))
 
 
-def unknown_register(strategy: Strategy, context: CpuContext, name: str) -> StrategyResult | None:
-    """The "not applicable" result of a strategy that needs `name` when the callee does not know it."""
-    return None if context.is_valid(name) else register_not_known(strategy, name)
-
-
 def register_not_known(strategy: Strategy, name: str) -> StrategyResult:
     """The "not applicable" result of a strategy that needs the register `name` the callee does not know."""
     return StrategyResult.failed(StrategyAttempt(strategy, Outcome.NOT_APPLICABLE, ("{} is not known", name)))
